@@ -1,0 +1,283 @@
+"""The ``gpu-sa`` command.
+
+    gpu-sa solve PUZZLE_FILE|-   anneal every puzzle of the file (or standard input)
+
+Exit status: 0 every puzzle solved; 1 some puzzle not solved within the budget;
+2 bad input or usage (one line on stderr); 130 interrupted by Ctrl-C (the best state
+found so far is still reported).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from . import __version__, backends, runner, schedule
+from .puzzles import PUZZLES, module as puzzle_module
+from .puzzles.sudoku.formats import PuzzleError
+
+EXIT_SOLVED, EXIT_UNSOLVED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    """A bad option value or input: printed as one line, exit 2."""
+
+
+def _count(text):
+    """A positive or zero integer; accepts 250000, 250_000, 2.5e5."""
+    try:
+        value = float(text.replace("_", "")) if any(c in text for c in ".eE") else int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value != int(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return int(value)
+
+
+def _positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpu-sa", description="Solve logic puzzles by simulated annealing: thousands of independent "
+        "Metropolis chains in lockstep on the GPU, or on the CPU.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    solve = commands.add_parser(
+        "solve", help="anneal every puzzle of a file", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Anneal every puzzle of PUZZLE_FILE ('-' = standard input), one after the other.",
+        epilog="Exit status: 0 all solved, 1 some puzzle unsolved within the budget, 2 bad input or usage, "
+               "130 interrupted (the best state so far is still reported).\n"
+               "Input formats: 'line' (81 characters, '.' or '0' empty; one puzzle per line; 16, 256 and 625 "
+               "characters for orders 2, 4, 5 with digits 1-9 then A-Z), 'grid' (one row per line) and "
+               "'numbers' (N lines of N space-separated numbers, 0 = empty: any order).")
+    solve.add_argument("puzzle_file", metavar="PUZZLE_FILE", help="file of puzzles, or '-' for standard input")
+    solve.add_argument("--kind", choices=sorted(PUZZLES), default="sudoku", help="puzzle kind (default: sudoku)")
+    solve.add_argument("--format", dest="input_format", choices=("auto", "line", "grid", "numbers"), default="auto",
+                       help="input format (default: auto-detect per block of lines)")
+    solve.add_argument("--backend", choices=backends.BACKENDS, default="auto",
+                       help="where chains run: cuda (GPU), cpu (numba, all cores), numpy (the plain reference), "
+                            "auto = cuda if a GPU is usable, else cpu (default: auto; the choice is printed on stderr)")
+    solve.add_argument("--chains", type=_count, default=None,
+                       help="independent chains run in lockstep (default: "
+                            + ", ".join(f"{k} {v}" for k, v in runner.DEFAULT_CHAINS.items()) + ")")
+    solve.add_argument("--seed", type=_count, default=None,
+                       help="64-bit seed; a run is a pure function of the seed and the options "
+                            "(default: random, printed with the result)")
+    solve.add_argument("--move", default=None, help="move set (sudoku: sirdey = change one free cell's digit)")
+    law = solve.add_argument_group("temperature schedule")
+    law.add_argument("--schedule", choices=("sirdey", "geometric", "list"), default="sirdey",
+                     help="sirdey: the seed's law T0 = e_p, T_{k+1} = T_k / (1 + log(1+delta)/(e_p+1) T_k) down to "
+                          "T_f (252 million moves per chain for 9x9); geometric: T0 to T_end over --plateaus; "
+                          "list: the temperatures of --temperatures (default: sirdey)")
+    law.add_argument("--delta", type=_positive_float, default=0.1, help="sirdey: the law's delta (default 0.1)")
+    law.add_argument("--t0", type=_positive_float, default=None,
+                     help="starting temperature (sirdey default: e_p = 810 for 9x9; geometric default: 1.0)")
+    law.add_argument("--t-end", type=_positive_float, default=0.05, help="geometric: final temperature (default 0.05)")
+    law.add_argument("--plateaus", type=_count, default=5000, help="geometric: number of plateaus (default 5000)")
+    law.add_argument("--plateau-length", type=_count, default=None,
+                     help="moves per plateau (default: the number of cells, as in the seed)")
+    law.add_argument("--temperatures", default=None,
+                     help="list: comma-separated temperatures, or @FILE with one per line")
+    stop = solve.add_argument_group("budget and stopping")
+    stop.add_argument("--max-moves", type=_count, default=None,
+                      help="moves per chain at most (default: the schedule's length; past its end the last "
+                           "temperature holds)")
+    stop.add_argument("--time-limit", type=_positive_float, default=None, metavar="SECONDS",
+                      help="stop each puzzle after about this many seconds")
+    stop.add_argument("--no-early-stop", action="store_true",
+                      help="run every chain for exactly --max-moves moves even once a chain has solved")
+    out = solve.add_argument_group("output")
+    out.add_argument("--json", action="store_true",
+                     help="one JSON object per puzzle per line on stdout: solved, solution (in the input's format), "
+                          "cost, chain, moves, proposals, seconds, backend, seed, and more")
+    out.add_argument("--output-format", choices=("same", "pretty", "line", "grid", "numbers"), default=None,
+                     help="how grids are written (default: pretty with box borders; with --json, same as the input)")
+    out.add_argument("--dump-states", metavar="PATH", default=None,
+                     help="write an .npz with states (chains x cells, digits 1..N), costs and accepted after the "
+                          "run; with several puzzles PATH-1.npz, PATH-2.npz, ...; never overwrites a file")
+    out.add_argument("--quiet", "-q", action="store_true", help="no progress or backend notes on stderr")
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _solve(args)
+    except (UsageError, PuzzleError, ValueError, backends.BackendUnavailable) as error:
+        print(f"gpu-sa: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_SOLVED
+
+
+def _read_input(path):
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read(), path
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a directory") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not a text file (UTF-8)") from None
+    except OSError as error:
+        raise UsageError(f"{path}: {error.strerror}") from None
+
+
+def _schedule(args, anneal_move):
+    length = args.plateau_length or anneal_move.plateau_length
+    if length < 1:
+        raise UsageError("--plateau-length must be at least 1")
+    if args.schedule == "sirdey":
+        return schedule.sirdey(max_cost=anneal_move.max_cost, log_states=anneal_move.log_states,
+                               plateau_length=length, delta=args.delta, t0=args.t0)
+    if args.schedule == "geometric":
+        if args.plateaus < 1:
+            raise UsageError("--plateaus must be at least 1")
+        return schedule.geometric(t0=args.t0 or 1.0, t_end=args.t_end, plateaus=args.plateaus, plateau_length=length)
+    if not args.temperatures:
+        raise UsageError("--schedule list needs --temperatures")
+    return schedule.from_list(_temperatures(args.temperatures), plateau_length=length)
+
+
+def _temperatures(text):
+    if text.startswith("@"):
+        raw, source = _read_input(text[1:])
+        items = [(f"{source}:{n}", line.strip()) for n, line in enumerate(raw.splitlines(), 1)
+                 if line.strip() and not line.strip().startswith("#")]
+    else:
+        items = [(f"--temperatures item {n}", item.strip()) for n, item in enumerate(text.split(","), 1)]
+    values = []
+    for where, item in items:
+        try:
+            value = float(item)
+        except ValueError:
+            raise UsageError(f"{where}: {item!r} is not a temperature") from None
+        if not 0 < value < float("inf"):
+            raise UsageError(f"{where}: temperature {item} must be positive")
+        values.append(value)
+    return values
+
+
+def _dump_paths(path, count):
+    if path is None:
+        return [None] * count
+    stem = path[:-4] if path.endswith(".npz") else path
+    paths = [stem + ".npz"] if count == 1 else [f"{stem}-{k}.npz" for k in range(1, count + 1)]
+    for candidate in paths:
+        if os.path.exists(candidate):
+            raise UsageError(f"{candidate}: already exists; --dump-states never overwrites a file")
+        directory = os.path.dirname(candidate) or "."
+        if not os.path.isdir(directory):
+            raise UsageError(f"{candidate}: directory {directory} does not exist")
+    return paths
+
+
+def _solve(args):
+    text, source = _read_input(args.puzzle_file)
+    kind = puzzle_module(args.kind)
+    puzzles = kind.parse(text, source, args.input_format)
+    backend, why = backends.select(args.backend)
+    if args.move is not None and args.move not in kind.MOVES:
+        raise UsageError(f"unknown move {args.move!r} for {args.kind}; choose from {', '.join(kind.MOVES)}")
+    schedules = [_schedule(args, p.move(args.move or kind.DEFAULT_MOVE)) for p in puzzles]
+    dumps = _dump_paths(args.dump_states, len(puzzles))
+    if args.chains == 0:
+        raise UsageError("--chains must be at least 1")
+    if not args.quiet:
+        print(f"gpu-sa: {why}", file=sys.stderr)
+    status = EXIT_SOLVED
+    for puzzle, law, dump in zip(puzzles, schedules, dumps):
+        reporter = _ProgressLine(puzzle.label, quiet=args.quiet)
+        result = runner.anneal(puzzle, move=args.move, backend=backend, chains=args.chains, seed=args.seed,
+                               schedule=law, max_moves=args.max_moves, time_limit=args.time_limit,
+                               early_stop=not args.no_early_stop, progress=reporter, keep_state=dump is not None)
+        reporter.close()
+        if dump is not None:
+            _dump(dump, result.state, puzzle)
+        _report(puzzle, result, args)
+        if not result.solved:
+            status = EXIT_UNSOLVED
+        if result.stopped == "interrupted":
+            return EXIT_INTERRUPTED
+    return status
+
+
+def _dump(path, state, puzzle):
+    with open(path, "xb") as handle:  # "x": never overwrite, even if the file appeared meanwhile
+        np.savez(handle, states=state.config.astype(np.int16) + 1, costs=state.cost, accepted=state.accepted,
+                 best_states=state.best_config.astype(np.int16) + 1, best_costs=state.best_cost,
+                 best_moves=state.best_move, givens=np.asarray(puzzle.givens) + 1)
+
+
+def _report(puzzle, result, args):
+    if args.json:
+        fmt = args.output_format if args.output_format not in (None, "same") else puzzle.fmt
+        record = {"puzzle": puzzle.label, "solved": result.solved,
+                  "solution": puzzle.write(result.solution, fmt) if result.solved else None,
+                  "cost": result.cost, "chain": result.chain, "moves": result.moves, "proposals": result.proposals,
+                  "seconds": round(result.seconds, 6), "backend": result.backend, "seed": result.seed,
+                  "chains": result.chains, "chain_moves": result.chain_moves, "stopped": result.stopped,
+                  "best": puzzle.write(result.best, fmt), "schedule": result.schedule}
+        print(json.dumps(record), flush=True)
+        return
+    fmt = args.output_format or "pretty"
+    fmt = puzzle.fmt if fmt == "same" else fmt
+    budget = f"{result.chains:,} chains x {result.moves:,} moves on {result.backend}, seed {result.seed}"
+    if result.solved:
+        head = (f"{puzzle.label}: solved in {result.seconds:.2f} s by chain {result.chain} after "
+                f"{result.chain_moves:,} moves ({budget})")
+        grid = result.solution
+    else:
+        head = (f"{puzzle.label}: not solved ({result.stopped.replace('_', ' ')}) after {result.seconds:.2f} s; "
+                f"best cost {result.cost} in chain {result.chain} ({budget})")
+        grid = result.best
+    print(head)
+    print(puzzle.write(grid, fmt), flush=True)
+
+
+class _ProgressLine:
+    """Progress on stderr once a run has lasted a second: rewritten in place on a terminal,
+    one line every ten seconds otherwise."""
+
+    def __init__(self, label, quiet):
+        self.label = label
+        self.quiet = quiet
+        self.tty = sys.stderr.isatty()
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, p: runner.Progress):
+        if self.quiet or p.seconds < 1.0:
+            return
+        now = time.monotonic()
+        if now - self.last < (0.2 if self.tty else 10.0):
+            return
+        self.last = now
+        line = (f"{self.label}: {p.seconds:6.1f} s  moves/chain {p.moves:,} ({100 * p.moves / max(p.max_moves, 1):.1f}%)"
+                f"  T={p.temperature:.4g}  best cost {p.best_cost}  {p.proposals_per_second:.3g} proposals/s")
+        print(("\r" + line + "\x1b[K") if self.tty else line, end="" if self.tty else "\n", file=sys.stderr, flush=True)
+        self.shown = True
+
+    def close(self):
+        if self.shown and self.tty:
+            print(file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

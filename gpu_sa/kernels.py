@@ -1,0 +1,87 @@
+"""Kernel factory: a move's per-chain device functions -> compiled launchers, cached.
+
+A move module provides ``build(target)`` returning two device functions with the common
+signature below; this module wraps them once per (move, target) into a CUDA kernel (one
+chain per thread) or a numba CPU loop over a slice of chains (one slice per core). Both
+call the very same Python source, so the ``cuda`` and ``cpu`` backends cannot drift apart.
+
+    init_chain(row, chain, key0, key1, table0, table1, table2, n_values,
+               config, counts, cost, accepted, best_cost, best_config, best_move)
+    advance_chain(row, chain, key0, key1, table0, table1, table2, n_values,
+                  move_begin, move_end, plateau_begin, plateau_length, thresholds,
+                  config, counts, cost, accepted, best_cost, best_config, best_move)
+
+``row`` indexes the state arrays; ``chain`` (= chain_base + row) is the chain's index in
+the random stream, so a batch can be split across launches or devices and still replay.
+``table0..2`` and ``n_values`` are the move's constant tables (their meaning is the move's).
+"""
+from __future__ import annotations
+
+import functools
+
+import numba
+from numba import cuda  # a module global: the CUDA simulator swaps it inside kernels
+
+
+def device_decorator(target: str):
+    """The decorator that compiles a per-chain function for ``target`` ('cuda' or 'cpu')."""
+    if target == "cuda":
+        return cuda.jit(device=True)
+    if target == "cpu":
+        return numba.njit(nogil=True)
+    raise ValueError(f"unknown target {target!r}")
+
+
+@functools.cache
+def cuda_kernels(build):
+    """(init_kernel, advance_kernel) for the move whose device functions ``build`` makes."""
+    init_chain, advance_chain = build("cuda")
+
+    @cuda.jit
+    def init_kernel(chain_base, key0, key1, table0, table1, table2, n_values,
+                    config, counts, cost, accepted, best_cost, best_config, best_move):
+        row = cuda.grid(1)
+        if row < config.shape[0]:
+            init_chain(row, chain_base + row, key0, key1, table0, table1, table2, n_values,
+                       config, counts, cost, accepted, best_cost, best_config, best_move)
+
+    @cuda.jit
+    def advance_kernel(chain_base, key0, key1, table0, table1, table2, n_values,
+                       move_begin, move_end, plateau_begin, plateau_length, thresholds,
+                       config, counts, cost, accepted, best_cost, best_config, best_move):
+        row = cuda.grid(1)
+        if row < config.shape[0]:
+            advance_chain(row, chain_base + row, key0, key1, table0, table1, table2, n_values,
+                          move_begin, move_end, plateau_begin, plateau_length, thresholds,
+                          config, counts, cost, accepted, best_cost, best_config, best_move)
+
+    return init_kernel, advance_kernel
+
+
+@functools.cache
+def cpu_kernels(build):
+    """(init_rows, advance_rows): numba loops over chains [row_begin, row_end), GIL released.
+
+    The backend runs one slice per core on a thread pool. Serial loops instead of
+    ``parallel=True`` because the parallel compile costs seconds on every start (closures
+    cannot use numba's on-disk cache), while the pool costs nothing measurable.
+    """
+    init_chain, advance_chain = build("cpu")
+
+    @numba.njit(nogil=True)
+    def init_rows(row_begin, row_end, chain_base, key0, key1, table0, table1, table2, n_values,
+                  config, counts, cost, accepted, best_cost, best_config, best_move):
+        for row in range(row_begin, row_end):
+            init_chain(row, chain_base + row, key0, key1, table0, table1, table2, n_values,
+                       config, counts, cost, accepted, best_cost, best_config, best_move)
+
+    @numba.njit(nogil=True)
+    def advance_rows(row_begin, row_end, chain_base, key0, key1, table0, table1, table2, n_values,
+                     move_begin, move_end, plateau_begin, plateau_length, thresholds,
+                     config, counts, cost, accepted, best_cost, best_config, best_move):
+        for row in range(row_begin, row_end):
+            advance_chain(row, chain_base + row, key0, key1, table0, table1, table2, n_values,
+                          move_begin, move_end, plateau_begin, plateau_length, thresholds,
+                          config, counts, cost, accepted, best_cost, best_config, best_move)
+
+    return init_rows, advance_rows

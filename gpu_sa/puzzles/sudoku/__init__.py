@@ -1,0 +1,80 @@
+"""Sudoku of any order n (n = 2 .. 8: 4x4 up to 64x64), behind the puzzle interface.
+
+The interface every puzzle module offers (see ``gpu_sa.puzzles``):
+  parse(text, source, fmt)  -> list of puzzles          (raises PuzzleError, one line)
+  puzzle.move(name)         -> AnnealMove for the annealer
+  puzzle.write(values, fmt) -> text
+  puzzle.check(values)      -> list of rule violations, from the independent validator
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from cpu_ref import sudoku as sudoku_reference
+
+from ... import validate
+from ..move import AnnealMove
+from . import sirdey
+from .formats import FORMATS, PuzzleError, write
+from .geometry import geometry
+
+KIND = "sudoku"
+MOVES = ("sirdey",)
+DEFAULT_MOVE = "sirdey"
+OUTPUT_FORMATS = FORMATS + ("pretty",)
+
+
+@dataclass(frozen=True, eq=False)
+class Sudoku:
+    givens: np.ndarray  # (N*N,) int16, 0-based digits, -1 = empty
+    order: int
+    fmt: str = "line"
+    source: str = "<input>"
+    line: int = 1
+
+    @property
+    def side(self) -> int:
+        return self.order * self.order
+
+    @property
+    def free_cells(self) -> np.ndarray:
+        return np.flatnonzero(self.givens < 0).astype(np.int32)
+
+    @property
+    def label(self) -> str:
+        return f"{self.source}:{self.line}"
+
+    def move(self, name: str = DEFAULT_MOVE) -> AnnealMove:
+        if name != "sirdey":
+            raise ValueError(f"unknown move {name!r} for sudoku; choose from {', '.join(MOVES)}")
+        geo = geometry(self.order)
+        free = self.free_cells
+        return AnnealMove(
+            name="sirdey", build=sirdey.build, reference=sudoku_reference,
+            tables=(np.ascontiguousarray(self.givens, dtype=np.int16), free, geo.unit_offsets),
+            n_values=self.side, config_size=geo.cells, counts_size=geo.count_slots,
+            max_delta=geo.peers, plateau_length=geo.cells, max_cost=geo.max_cost,
+            # Sirdey's T'_f: log N with N = (N digits)^(cells), free of the instance (the seed's choice).
+            log_states=geo.cells * math.log(self.side), has_free_variables=free.size > 0)
+
+    def write(self, values, fmt: str | None = None) -> str:
+        return write(values, self.order, fmt or self.fmt)
+
+    def check(self, values) -> list[str]:
+        """Rule violations of a full grid (0-based values), by the independent validator."""
+        one_based = (np.asarray(values, dtype=np.int64) + 1).reshape(self.side, self.side).tolist()
+        givens = (np.asarray(self.givens, dtype=np.int64) + 1).reshape(self.side, self.side).tolist()
+        return validate.sudoku_violations(one_based, givens)
+
+
+def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Sudoku]:
+    from .formats import parse as parse_grids
+
+    return [Sudoku(givens=g.values, order=g.order, fmt=g.fmt, source=g.source, line=g.line)
+            for g in parse_grids(text, source, fmt)]
+
+
+__all__ = ["Sudoku", "parse", "PuzzleError", "MOVES", "FORMATS", "OUTPUT_FORMATS", "KIND"]

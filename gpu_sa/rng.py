@@ -1,0 +1,85 @@
+"""Philox4x32-10 (Salmon et al. 2011), the one random stream of the project.
+
+Every draw of every backend comes from this function: a chain's randomness is a pure
+function of (seed, chain index, move index, stream tag), so no generator state is ever
+stored or carried between launches.
+
+Counter and key layout (DESIGN.md):
+
+    counter = (c0, c1, c2, c3) = (index & 0xffffffff, index >> 32, chain, tag)
+    key     = (k0, k1)         = (seed & 0xffffffff, seed >> 32)
+
+``index`` is the move number for ``TAG_MOVE`` and the free-cell number for ``TAG_INIT``.
+One call gives four uint32 words.
+
+``philox4x32_10`` is plain Python over NumPy scalars. It is compiled unchanged as a numba
+CUDA device function and with ``numba.njit`` (see ``compiled``); under numba's CUDA
+simulator it runs as written. Every constant is a NumPy scalar of explicit width: numba
+types ``uint64 op int64`` as float64, and a silent float would change the stream.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+PHILOX_M0 = np.uint64(0xD2511F53)
+PHILOX_M1 = np.uint64(0xCD9E8D57)
+PHILOX_W0 = np.uint64(0x9E3779B9)
+PHILOX_W1 = np.uint64(0xBB67AE85)
+MASK32 = np.uint64(0xFFFFFFFF)
+SHIFT32 = np.uint64(32)
+PHILOX_ROUNDS = 10
+
+# Stream tags (counter word c3): the ASCII of "INIT" and "MOVE", so that a counter dump
+# says which stream it belongs to.
+TAG_INIT = np.uint32(0x494E4954)
+TAG_MOVE = np.uint32(0x4D4F5645)
+
+
+def philox4x32_10(c0, c1, c2, c3, k0, k1):
+    """Return the four uint32 output words for counter (c0..c3) and key (k0, k1)."""
+    x0 = np.uint64(c0)
+    x1 = np.uint64(c1)
+    x2 = np.uint64(c2)
+    x3 = np.uint64(c3)
+    key0 = np.uint64(k0)
+    key1 = np.uint64(k1)
+    for _ in range(PHILOX_ROUNDS):
+        # 32x32 -> 64-bit products: both factors are < 2**32, so uint64 never wraps.
+        product0 = PHILOX_M0 * x0
+        product1 = PHILOX_M1 * x2
+        hi0 = product0 >> SHIFT32
+        lo0 = product0 & MASK32
+        hi1 = product1 >> SHIFT32
+        lo1 = product1 & MASK32
+        x0 = hi1 ^ x1 ^ key0
+        x1 = lo1
+        x2 = hi0 ^ x3 ^ key1
+        x3 = lo0
+        # The key bump after the last round is never used; doing it keeps the loop simple.
+        key0 = (key0 + PHILOX_W0) & MASK32
+        key1 = (key1 + PHILOX_W1) & MASK32
+    return np.uint32(x0), np.uint32(x1), np.uint32(x2), np.uint32(x3)
+
+
+def split_seed(seed: int) -> tuple[np.uint32, np.uint32]:
+    """The Philox key words (k0, k1) of a 64-bit seed."""
+    seed = int(seed)
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
+    return np.uint32(seed & 0xFFFFFFFF), np.uint32(seed >> 32)
+
+
+@functools.cache
+def compiled(target: str):
+    """``philox4x32_10`` compiled for ``target``: 'cuda' (device function) or 'cpu' (njit)."""
+    if target == "cuda":
+        from numba import cuda
+
+        return cuda.jit(device=True)(philox4x32_10)
+    if target == "cpu":
+        import numba
+
+        return numba.njit(nogil=True)(philox4x32_10)
+    raise ValueError(f"unknown target {target!r}")
