@@ -231,14 +231,15 @@ def _report(puzzle, result, args):
         record = {"puzzle": puzzle.label, "solved": result.solved,
                   "solution": puzzle.write(result.solution, fmt) if result.solved else None,
                   "cost": result.cost, "chain": result.chain, "moves": result.moves, "proposals": result.proposals,
-                  "seconds": round(result.seconds, 6), "backend": result.backend, "seed": result.seed,
+                  "seconds": round(result.seconds, 6), "setup_seconds": round(result.setup_seconds, 6), "backend": result.backend, "seed": result.seed,
                   "chains": result.chains, "chain_moves": result.chain_moves, "stopped": result.stopped,
                   "best": puzzle.write(result.best, fmt), "schedule": result.schedule}
         print(json.dumps(record), flush=True)
         return
     fmt = args.output_format or "pretty"
     fmt = puzzle.fmt if fmt == "same" else fmt
-    budget = f"{result.chains:,} chains x {result.moves:,} moves on {result.backend}, seed {result.seed}"
+    budget = (f"{result.chains:,} chains x {result.moves:,} moves on {result.backend}, seed {result.seed}; "
+              f"setup {result.setup_seconds:.2f} s")
     if result.solved:
         head = (f"{puzzle.label}: solved in {result.seconds:.2f} s by chain {result.chain} after "
                 f"{result.chain_moves:,} moves ({budget})")

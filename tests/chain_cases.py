@@ -11,8 +11,8 @@ from gpu_sa import backends, schedule
 from gpu_sa.puzzles import sudoku
 
 PUZZLES = {
-    # order 2: a 4x4 with 6 givens
-    "order2": "1..4" "..2." ".1.." "4..1",
+    # order 2: 6 givens of the grid 1234/3412/2143/4321
+    "order2": "1..4" "..1." ".1.." "4..1",
     # order 3: the seed's easy puzzle (leleux_easy)
     "order3": "..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.19326....3.862..",
     # order 3: seed 003's 17-clue puzzle, mostly free cells

@@ -1,0 +1,39 @@
+"""The spine: every backend gives the same states, costs and accept counts on the same seeds.
+
+``numpy`` (the reference) runs in this process; ``cpu`` too; ``cuda`` runs in its own
+process (numba's CUDA simulator in CI, the real kernel where GPU_SA_TEST_REAL_CUDA=1).
+"""
+import numpy as np
+import pytest
+
+from chain_cases import CASES, STATE_FIELDS, backend_named, run_case
+
+IDS = [case["id"] for case in CASES]
+
+
+@pytest.fixture(scope="module")
+def reference_results():
+    return {case["id"]: run_case(backend_named("numpy"), case) for case in CASES}
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_cpu_equals_numpy(case, reference_results):
+    got = run_case(backend_named("cpu"), case)
+    for name in STATE_FIELDS:
+        np.testing.assert_array_equal(got[name], reference_results[case["id"]][name], err_msg=name)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_cuda_equals_numpy(case, reference_results, cuda_results):
+    with np.load(cuda_results / (case["id"] + ".npz")) as got:
+        for name in STATE_FIELDS:
+            np.testing.assert_array_equal(got[name], reference_results[case["id"]][name], err_msg=name)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_cases_are_not_trivial(case, reference_results):
+    """A comparison of states that never moved would prove nothing."""
+    result = reference_results[case["id"]]
+    moves = case["chunks"][-1][1]
+    assert np.all(result["accepted"] > 0) and np.all(result["accepted"] < moves)
+    assert np.any(result["best_move"] > 0)

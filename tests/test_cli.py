@@ -1,0 +1,150 @@
+"""The ``gpu-sa`` command, run as a user runs it: a subprocess, exit codes, stdout and stderr."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from conftest import DATA, ROOT, cuda_env, run_cli
+
+EASY = "..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.19326....3.862.."
+FAST = ["--schedule", "geometric", "--t0", "0.5", "--plateaus", "1000", "--seed", "1"]
+JSON_KEYS = {"solved", "solution", "cost", "chain", "moves", "proposals", "seconds", "backend", "seed"}
+
+
+def _json_lines(stdout):
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
+def test_solve_json_on_the_seed_easy_puzzle(tmp_path):
+    done = run_cli("solve", "-", "--backend", "cpu", "--chains", "64", "--json", *FAST, stdin=EASY + "\n")
+    assert done.returncode == 0, done.stderr
+    (record,) = _json_lines(done.stdout)
+    assert JSON_KEYS <= set(record) and record["solved"] and record["cost"] == 0
+    assert record["backend"] == "cpu" and record["seed"] == 1 and len(record["solution"]) == 81
+    assert all(a == b for a, b in zip(EASY, record["solution"]) if a != ".")
+    assert record["proposals"] == record["moves"] * 64
+
+
+def test_human_output_draws_the_grid_and_auto_says_why():
+    done = run_cli("solve", DATA / "seed_puzzles.txt", "--chains", "64", "--max-moves", "0", *FAST)
+    assert done.returncode == 1  # zero moves: nothing solved
+    assert "auto chose" in done.stderr and "not solved" in done.stdout
+    assert done.stdout.count("+-------+-------+-------+") == 3 * 4
+
+
+def test_grid_input_gives_grid_solution_in_json(tmp_path):
+    path = tmp_path / "grid.txt"
+    path.write_text("\n".join(EASY[9 * r:9 * r + 9] for r in range(9)) + "\n")
+    done = run_cli("solve", path, "--backend", "cpu", "--chains", "64", "--json", *FAST)
+    (record,) = _json_lines(done.stdout)
+    assert record["solved"] and len(record["solution"].splitlines()) == 9
+
+
+def test_no_early_stop_runs_exactly_max_moves_and_dumps_states(tmp_path):
+    dump = tmp_path / "run.npz"
+    done = run_cli("solve", "-", "--backend", "numpy", "--chains", "3", "--max-moves", "250", "--no-early-stop",
+                   "--json", "--dump-states", dump, "--seed", "9", stdin="1..4..1..1..4..1\n")
+    (record,) = _json_lines(done.stdout)
+    assert record["moves"] == 250 and record["proposals"] == 750
+    with np.load(dump) as saved:
+        assert saved["states"].shape == (3, 16) and saved["costs"].shape == (3,) and saved["accepted"].shape == (3,)
+        assert saved["states"].min() >= 1 and saved["states"].max() <= 4
+
+
+def test_dump_states_never_overwrites(tmp_path):
+    dump = tmp_path / "keep.npz"
+    dump.write_bytes(b"precious")
+    done = run_cli("solve", "-", "--dump-states", dump, stdin=EASY)
+    assert done.returncode == 2 and "already exists" in done.stderr
+    assert dump.read_bytes() == b"precious"
+
+
+def test_seed_numbers_format_16x16_runs():
+    done = run_cli("solve", DATA / "sudoku16_45pct.txt", "--backend", "cpu", "--chains", "8", "--max-moves", "2000",
+                   "--json", "--seed", "3")
+    (record,) = _json_lines(done.stdout)
+    assert done.returncode in (0, 1) and len(record["best"].splitlines()) == 16
+
+
+@pytest.mark.parametrize("text,message", [
+    (EASY[:-1], "<stdin>:1: wrong length 80"),
+    ("x" + EASY[1:], "<stdin>:1:1: bad character 'x'"),
+    ("1 0 0 0\n0 0 0 0\n0 0 9 0\n0 0 0 0\n", "<stdin>:3: value 9 out of range"),
+    ("55" + EASY[2:], "<stdin>:1: givens clash: 5 twice in row 1"),
+], ids=["wrong-length", "bad-character", "out-of-range", "clash"])
+def test_bad_input_exits_2_with_one_line(text, message):
+    done = run_cli("solve", "-", stdin=text)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [f"gpu-sa: error: {message}" + done.stderr.strip().split(message, 1)[1]]
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["missing.txt"], "missing.txt: no such file"),
+    (["-", "--schedule", "list"], "--schedule list needs --temperatures"),
+    (["-", "--schedule", "list", "--temperatures", "1,zero"], "'zero' is not a temperature"),
+    (["-", "--chains", "0"], "--chains must be at least 1"),
+    (["-", "--move", "swap"], "unknown move 'swap'"),
+], ids=["missing-file", "list-without-temperatures", "bad-temperature", "zero-chains", "unknown-move"])
+def test_bad_usage_exits_2(args, message):
+    done = run_cli("solve", *args, stdin=EASY)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_cuda_without_a_gpu_is_an_error_not_a_fallback():
+    env = dict(os.environ)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    env["CUDA_VISIBLE_DEVICES"] = ""  # hide any GPU, so this holds on GPU machines too
+    done = run_cli("solve", "-", "--backend", "cuda", stdin=EASY, env=env)
+    assert done.returncode == 2 and "backend cuda is not available" in done.stderr
+
+
+def test_cuda_backend_runs_in_the_simulator_from_the_command_line():
+    done = run_cli("solve", "-", "--backend", "cuda", "--chains", "2", "--max-moves", "40", "--json", "--seed", "4",
+                   stdin="1..4..1..1..4..1\n", env=cuda_env())
+    assert done.returncode in (0, 1), done.stderr
+    (record,) = _json_lines(done.stdout)
+    assert record["backend"] == "cuda"
+    reference = run_cli("solve", "-", "--backend", "numpy", "--chains", "2", "--max-moves", "40", "--json",
+                        "--seed", "4", stdin="1..4..1..1..4..1\n")
+    (expected,) = _json_lines(reference.stdout)
+    for key in ("solved", "cost", "chain", "best", "chain_moves"):
+        assert record[key] == expected[key], key
+
+
+def test_temperature_list_from_file(tmp_path):
+    temps = tmp_path / "temps.txt"
+    temps.write_text("# hot to cold\n1.0\n0.5\n0.2\n")
+    done = run_cli("solve", "-", "--backend", "numpy", "--chains", "4", "--schedule", "list", "--temperatures",
+                   f"@{temps}", "--json", "--seed", "2", "--no-early-stop", stdin="1..4..1..1..4..1\n")
+    (record,) = _json_lines(done.stdout)
+    assert record["moves"] == 3 * 16 and record["schedule"].startswith("list: 3 plateaus")
+
+
+def test_ctrl_c_stops_cleanly_and_reports_the_best_state(tmp_path):
+    path = tmp_path / "hard.txt"
+    path.write_text(".......1.4.........2...........5.4.7..8...3....1.9....3..4..2...5.1........8.6...\n")
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = str(ROOT)
+    process = subprocess.Popen([sys.executable, "-m", "gpu_sa", "solve", path, "--backend", "numpy", "--chains", "8",
+                                "--json", "--seed", "1"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=environment, cwd=ROOT)
+    time.sleep(4)  # import, then annealing with Sirdey's 252-million-move schedule
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    (record,) = _json_lines(stdout)
+    assert record["stopped"] == "interrupted" and record["moves"] > 0 and len(record["best"]) == 81
+    assert "Traceback" not in stderr
+
+
+def test_help_explains_every_option():
+    done = run_cli("solve", "--help")
+    for option in ("--backend", "--chains", "--seed", "--move", "--schedule", "--max-moves", "--time-limit", "--json",
+                   "--no-early-stop", "--dump-states", "--t0", "--t-end", "--plateaus", "--temperatures"):
+        assert option in done.stdout
