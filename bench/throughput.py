@@ -21,7 +21,7 @@ from gpu_sa.puzzles.sudoku import parse
 
 PUZZLE = ".......1.4.........2...........5.4.7..8...3....1.9....3..4..2...5.1........8.6..."
 DEFAULT_CHAINS = {"cuda": [1 << 14, 1 << 16], "cpu": [256, 1024], "numpy": [64, 256]}
-DEFAULT_MOVES = {"cuda": 200_000, "cpu": 20_000, "numpy": 500}
+DEFAULT_MOVES = {"cuda": 200_000, "cpu": 100_000, "numpy": 2_000}
 
 
 def available():
