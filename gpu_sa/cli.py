@@ -33,7 +33,7 @@ def _count(text):
         value = float(text.replace("_", "")) if any(c in text for c in ".eE") else int(text.replace("_", ""))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value != int(value) or value < 0:
+    if value != value or value in (float("inf"), float("-inf")) or value != int(value) or value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
     return int(value)
 
@@ -81,11 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="sirdey: the seed's law T0 = e_p, T_{k+1} = T_k / (1 + log(1+delta)/(e_p+1) T_k) down to "
                           "T_f (252 million moves per chain for 9x9); geometric: T0 to T_end over --plateaus; "
                           "list: the temperatures of --temperatures (default: sirdey)")
-    law.add_argument("--delta", type=_positive_float, default=0.1, help="sirdey: the law's delta (default 0.1)")
+    law.add_argument("--delta", type=_positive_float, default=None, help="sirdey: the law's delta (default 0.1)")
     law.add_argument("--t0", type=_positive_float, default=None,
                      help="starting temperature (sirdey default: e_p = 810 for 9x9; geometric default: 1.0)")
-    law.add_argument("--t-end", type=_positive_float, default=0.05, help="geometric: final temperature (default 0.05)")
-    law.add_argument("--plateaus", type=_count, default=5000, help="geometric: number of plateaus (default 5000)")
+    law.add_argument("--t-end", type=_positive_float, default=None, help="geometric: final temperature (default 0.05)")
+    law.add_argument("--plateaus", type=_count, default=None, help="geometric: number of plateaus (default 5000)")
     law.add_argument("--plateau-length", type=_count, default=None,
                      help="moves per plateau (default: the number of cells, as in the seed)")
     law.add_argument("--temperatures", default=None,
@@ -139,17 +139,27 @@ def _read_input(path):
         raise UsageError(f"{path}: {error.strerror}") from None
 
 
+SCHEDULE_OPTIONS = {"delta": ("sirdey",), "t_end": ("geometric",), "plateaus": ("geometric",),
+                    "temperatures": ("list",), "t0": ("sirdey", "geometric")}
+
+
 def _schedule(args, anneal_move):
-    length = args.plateau_length or anneal_move.plateau_length
+    for option, laws in SCHEDULE_OPTIONS.items():
+        if getattr(args, option) is not None and args.schedule not in laws:
+            raise UsageError(f"--{option.replace('_', '-')} applies to --schedule {' or '.join(laws)}, "
+                             f"not {args.schedule}")
+    length = anneal_move.plateau_length if args.plateau_length is None else args.plateau_length
     if length < 1:
         raise UsageError("--plateau-length must be at least 1")
     if args.schedule == "sirdey":
         return schedule.sirdey(max_cost=anneal_move.max_cost, log_states=anneal_move.log_states,
-                               plateau_length=length, delta=args.delta, t0=args.t0)
+                               plateau_length=length, delta=0.1 if args.delta is None else args.delta, t0=args.t0)
     if args.schedule == "geometric":
-        if args.plateaus < 1:
+        plateaus = 5000 if args.plateaus is None else args.plateaus
+        if plateaus < 1:
             raise UsageError("--plateaus must be at least 1")
-        return schedule.geometric(t0=args.t0 or 1.0, t_end=args.t_end, plateaus=args.plateaus, plateau_length=length)
+        return schedule.geometric(t0=args.t0 or 1.0, t_end=0.05 if args.t_end is None else args.t_end,
+                                  plateaus=plateaus, plateau_length=length)
     if not args.temperatures:
         raise UsageError("--schedule list needs --temperatures")
     return schedule.from_list(_temperatures(args.temperatures), plateau_length=length)

@@ -90,7 +90,15 @@ def test_bad_input_exits_2_with_one_line(text, message):
     (["-", "--schedule", "list", "--temperatures", "1,zero"], "'zero' is not a temperature"),
     (["-", "--chains", "0"], "--chains must be at least 1"),
     (["-", "--move", "swap"], "unknown move 'swap'"),
-], ids=["missing-file", "list-without-temperatures", "bad-temperature", "zero-chains", "unknown-move"])
+    (["-", "--plateau-length", "0"], "--plateau-length must be at least 1"),
+    (["-", "--max-moves", "1e400"], "expected a non-negative integer"),
+    (["-", "--max-moves", "-5"], "expected a non-negative integer"),
+    (["-", "--seed", "18446744073709551616"], "seed must be in [0, 2**64)"),
+    (["-", "--plateaus", "10"], "--plateaus applies to --schedule geometric, not sirdey"),
+    (["-", "--schedule", "geometric", "--delta", "0.2"], "--delta applies to --schedule sirdey"),
+], ids=["missing-file", "list-without-temperatures", "bad-temperature", "zero-chains", "unknown-move",
+        "zero-plateau-length", "huge-max-moves", "negative-max-moves", "seed-too-big", "plateaus-with-sirdey",
+        "delta-with-geometric"])
 def test_bad_usage_exits_2(args, message):
     done = run_cli("solve", *args, stdin=EASY)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
