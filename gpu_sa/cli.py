@@ -1,6 +1,7 @@
 """The ``gpu-sa`` command.
 
     gpu-sa solve PUZZLE_FILE|-   anneal every puzzle of the file (or standard input)
+    gpu-sa exact PUZZLE_FILE|-   solve and count solutions exactly (seed 002's solver)
 
 Exit status: 0 every puzzle solved; 1 some puzzle not solved within the budget;
 2 bad input or usage (one line on stderr); 130 interrupted by Ctrl-C (the best state
@@ -108,6 +109,32 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write an .npz with states (chains x cells, digits 1..N), costs and accepted after the "
                           "run; with several puzzles PATH-1.npz, PATH-2.npz, ...; never overwrites a file")
     out.add_argument("--quiet", "-q", action="store_true", help="no progress or backend notes on stderr")
+    out.add_argument("--check-unique", action="store_true",
+                     help="after a solve, count solutions with the exact solver (up to 2) and report whether the "
+                          "one found is the only one (JSON key 'unique': true, false, or null if the search gave up)")
+
+    exact = commands.add_parser(
+        "exact", help="prove, count and solve puzzles exactly (seed 002's solver)",
+        description="Solve every puzzle of PUZZLE_FILE ('-' = standard input) exactly: candidates as bitmasks, "
+                    "the rules exclusivity (naked single), uniqueness (hidden single) and parity (naked pair) until "
+                    "nothing changes, then branching on a cell with the fewest candidates. Counts solutions up to "
+                    "--count-limit.",
+        epilog="Exit status: 0 every puzzle has a solution, 1 some puzzle has none (or the search gave up before "
+               "finding one), 2 bad input or usage.")
+    exact.add_argument("puzzle_file", metavar="PUZZLE_FILE", help="file of puzzles, or '-' for standard input")
+    exact.add_argument("--kind", choices=sorted(PUZZLES), default="sudoku", help="puzzle kind (default: sudoku)")
+    exact.add_argument("--format", dest="input_format", choices=("auto", "line", "grid", "numbers"), default="auto",
+                       help="input format (default: auto-detect)")
+    exact.add_argument("--count-limit", type=_count, default=2,
+                       help="stop counting at this many solutions (default 2: is it 0, 1 or more than 1?)")
+    exact.add_argument("--max-nodes", type=_count, default=None,
+                       help="give up after this many branches (default 10,000,000), so that a huge empty grid "
+                            "cannot hang the search")
+    exact.add_argument("--json", action="store_true",
+                       help="one JSON object per puzzle per line: solutions (count, capped at --count-limit), "
+                            "solution (the first, in the input's format, or null), nodes, seconds, gave_up")
+    exact.add_argument("--output-format", choices=("same", "pretty", "line", "grid", "numbers"), default=None,
+                       help="how the solution is written (default: pretty; with --json, same as the input)")
     return parser
 
 
@@ -115,7 +142,7 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return _solve(args)
+        return _solve(args) if args.command == "solve" else _exact(args)
     except (UsageError, PuzzleError, ValueError, backends.BackendUnavailable) as error:
         print(f"gpu-sa: error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -213,6 +240,10 @@ def _solve(args):
         print(f"gpu-sa: {why}", file=sys.stderr)
     status = EXIT_SOLVED
     for puzzle, law, dump in zip(puzzles, schedules, dumps):
+        if puzzle.contradicts():  # the cheap bound: propagation only, no search
+            _report_no_solution(puzzle, args)
+            status = EXIT_UNSOLVED
+            continue
         reporter = _ProgressLine(puzzle.label, quiet=args.quiet)
         result = runner.anneal(puzzle, move=args.move, backend=backend, chains=args.chains, seed=args.seed,
                                schedule=law, max_moves=args.max_moves, time_limit=args.time_limit,
@@ -220,7 +251,8 @@ def _solve(args):
         reporter.close()
         if dump is not None:
             _dump(dump, result.state, puzzle)
-        _report(puzzle, result, args)
+        unique = _uniqueness(puzzle) if args.check_unique and result.solved else None
+        _report(puzzle, result, args, unique)
         if not result.solved:
             status = EXIT_UNSOLVED
         if result.stopped == "interrupted":
@@ -235,7 +267,22 @@ def _dump(path, state, puzzle):
                  best_moves=state.best_move, givens=np.asarray(puzzle.givens) + 1)
 
 
-def _report(puzzle, result, args):
+def _uniqueness(puzzle):
+    """True/False from the exact solver, None when it gave up before knowing."""
+    exact = puzzle.count_solutions(limit=2)
+    return None if exact.gave_up and exact.solutions < 2 else exact.solutions == 1
+
+
+def _report_no_solution(puzzle, args):
+    if args.json:
+        print(json.dumps({"puzzle": puzzle.label, "solved": False, "solution": None, "cost": None, "chain": None,
+                          "moves": 0, "proposals": 0, "seconds": 0.0, "backend": None, "seed": args.seed,
+                          "stopped": "no_solution"}), flush=True)
+    else:
+        print(f"{puzzle.label}: no solution: propagating the givens leads to a contradiction")
+
+
+def _report(puzzle, result, args, unique=None):
     if args.json:
         fmt = args.output_format if args.output_format not in (None, "same") else puzzle.fmt
         record = {"puzzle": puzzle.label, "solved": result.solved,
@@ -244,6 +291,8 @@ def _report(puzzle, result, args):
                   "seconds": round(result.seconds, 6), "setup_seconds": round(result.setup_seconds, 6), "backend": result.backend, "seed": result.seed,
                   "chains": result.chains, "chain_moves": result.chain_moves, "stopped": result.stopped,
                   "best": puzzle.write(result.best, fmt), "schedule": result.schedule}
+        if args.check_unique:
+            record["unique"] = unique
         print(json.dumps(record), flush=True)
         return
     fmt = args.output_format or "pretty"
@@ -259,7 +308,43 @@ def _report(puzzle, result, args):
                 f"best cost {result.cost} in chain {result.chain} ({budget})")
         grid = result.best
     print(head)
+    if args.check_unique and result.solved:
+        print({True: "the solution is unique", False: "the puzzle has other solutions too",
+               None: "uniqueness unknown: the exact search gave up"}[unique])
     print(puzzle.write(grid, fmt), flush=True)
+
+
+def _exact(args):
+    text, source = _read_input(args.puzzle_file)
+    puzzles = puzzle_module(args.kind).parse(text, source, args.input_format)
+    if args.count_limit < 1:
+        raise UsageError("--count-limit must be at least 1")
+    status = EXIT_SOLVED
+    for puzzle in puzzles:
+        answer = puzzle.count_solutions(limit=args.count_limit, max_nodes=args.max_nodes)
+        if answer.solutions == 0:
+            status = EXIT_UNSOLVED
+        if args.json:
+            fmt = args.output_format if args.output_format not in (None, "same") else puzzle.fmt
+            print(json.dumps({"puzzle": puzzle.label, "solutions": answer.solutions,
+                              "solution": puzzle.write(answer.solution, fmt) if answer.solutions else None,
+                              "nodes": answer.nodes, "seconds": round(answer.seconds, 9),
+                              "gave_up": answer.gave_up}), flush=True)
+            continue
+        if answer.gave_up:
+            verdict = f"gave up after {answer.nodes:,} nodes with {answer.solutions} solution(s) found"
+        elif answer.solutions == 0:
+            verdict = "no solution"
+        elif answer.solutions >= args.count_limit and args.count_limit > 1:
+            verdict = f"at least {answer.solutions} solutions (counting stopped at --count-limit)"
+        elif answer.solutions == 1 and args.count_limit > 1:
+            verdict = "unique solution"
+        else:
+            verdict = f"{answer.solutions} solution(s) (not counted further)"
+        print(f"{puzzle.label}: {verdict} ({answer.nodes:,} nodes, {answer.seconds * 1e3:.2f} ms)")
+        if answer.solutions:
+            print(puzzle.write(answer.solution, args.output_format or "pretty"), flush=True)
+    return status
 
 
 class _ProgressLine:

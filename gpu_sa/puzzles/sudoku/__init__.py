@@ -5,6 +5,8 @@ The interface every puzzle module offers (see ``gpu_sa.puzzles``):
   puzzle.move(name)         -> AnnealMove for the annealer
   puzzle.write(values, fmt) -> text
   puzzle.check(values)      -> list of rule violations, from the independent validator
+  puzzle.contradicts()      -> True when cheap propagation proves there is no solution
+  puzzle.count_solutions(limit=, max_nodes=) -> the exact solver's count
 """
 from __future__ import annotations
 
@@ -62,6 +64,19 @@ class Sudoku:
 
     def write(self, values, fmt: str | None = None) -> str:
         return write(values, self.order, fmt or self.fmt)
+
+    def contradicts(self) -> bool:
+        """True when propagating the seed-002 rules from the givens alone proves there is no solution."""
+        from cpu_ref.exact import sudoku as exact
+
+        return exact.contradicts(self.givens, self.order)
+
+    def count_solutions(self, *, limit: int = 2, max_nodes: int | None = None):
+        """The exact solver's answer: ``ExactResult`` (solutions counted up to ``limit``)."""
+        from cpu_ref.exact import sudoku as exact
+
+        return exact.count_solutions(self.givens, self.order, limit=limit,
+                                     max_nodes=exact.DEFAULT_MAX_NODES if max_nodes is None else max_nodes)
 
     def check(self, values) -> list[str]:
         """Rule violations of a full grid (0-based values), by the independent validator."""
