@@ -55,7 +55,9 @@ def print_table(columns: list[str], rows: list[list]) -> None:
 
 def _fmt(value):
     if isinstance(value, float):
-        return f"{value:.3g}" if abs(value) >= 1e4 or abs(value) < 1e-2 else f"{value:.3f}"
+        if abs(value) >= 1e5 or (value and abs(value) < 1e-2):
+            return f"{value:.3g}"
+        return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3f}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     return str(value)
