@@ -27,6 +27,10 @@ import numpy as np
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
+# A unit's dirty byte: which unit rules have not looked at it since its candidates last changed.
+DIRTY_SINGLE = np.uint8(1)
+DIRTY_PAIR = np.uint8(2)
+DIRTY_BOTH = np.uint8(3)
 
 
 @functools.cache
@@ -66,16 +70,15 @@ def _is_single(mask):
 
 
 @numba.njit(cache=True, inline="always")
-def _remove(cand, cell, mask, cell_units, dirty_single, dirty_pair):
-    """Clear ``mask`` from a cell and mark its three units for another look."""
+def _remove(cand, cell, mask, cell_units, dirty):
+    """Clear ``mask`` from a cell and mark its three units for another look by both unit rules."""
     cand[cell] &= ~mask
     for k in range(3):
-        dirty_single[cell_units[cell, k]] = 1
-        dirty_pair[cell_units[cell, k]] = 1
+        dirty[cell_units[cell, k]] = DIRTY_BOTH
 
 
 @numba.njit(cache=True)
-def _place_pending(cand, placed, peers, cell_units, dirty_single, dirty_pair, pending, top):
+def _place_pending(cand, placed, peers, cell_units, dirty, pending, top):
     """Exclusivity for every cell on the ``pending`` stack, and for the singles it creates."""
     while top > 0:
         top -= 1
@@ -87,7 +90,7 @@ def _place_pending(cand, placed, peers, cell_units, dirty_single, dirty_pair, pe
         for k in range(peers.shape[1]):
             p = peers[cell, k]
             if cand[p] & mask:
-                _remove(cand, p, mask, cell_units, dirty_single, dirty_pair)
+                _remove(cand, p, mask, cell_units, dirty)
                 if cand[p] == ZERO:
                     return -1
                 if (cand[p] & (cand[p] - ONE)) == ZERO:
@@ -97,23 +100,23 @@ def _place_pending(cand, placed, peers, cell_units, dirty_single, dirty_pair, pe
 
 
 @numba.njit(cache=True)
-def propagate(cand, placed, peers, units, cell_units, full, pending, top, dirty_single, dirty_pair):
+def propagate(cand, placed, peers, units, cell_units, full, pending, top, dirty):
     """Apply the three rules until nothing changes. False on a contradiction.
 
-    On entry ``pending[:top]`` holds the cells newly down to one digit, and the dirty flags
+    On entry ``pending[:top]`` holds the cells newly down to one digit, and ``dirty``
     mark the units whose candidates changed since the rules last looked at them: a unit
     that did not change cannot yield a new hidden single or naked pair. ``pending`` is
     scratch space of cells * cells ints.
     """
     side = units.shape[1]
     while True:
-        if _place_pending(cand, placed, peers, cell_units, dirty_single, dirty_pair, pending, top) < 0:
+        if _place_pending(cand, placed, peers, cell_units, dirty, pending, top) < 0:
             return False  # exclusivity emptied a cell
         top = 0
         for u in range(units.shape[0]):  # uniqueness
-            if not dirty_single[u]:
+            if not dirty[u] & DIRTY_SINGLE:
                 continue
-            dirty_single[u] = 0
+            dirty[u] &= ~DIRTY_SINGLE
             once = ZERO
             twice = ZERO
             for k in range(side):
@@ -130,15 +133,15 @@ def propagate(cand, placed, peers, units, cell_units, full, pending, top, dirty_
                     if mask and cand[cell] != mask:
                         if mask & (mask - ONE):
                             return False  # one cell is the only place for two digits
-                        _remove(cand, cell, ~mask, cell_units, dirty_single, dirty_pair)
+                        _remove(cand, cell, ~mask, cell_units, dirty)
                         pending[top] = cell
                         top += 1
         if top:
             continue
         for u in range(units.shape[0]):  # parity
-            if not dirty_pair[u]:
+            if not dirty[u] & DIRTY_PAIR:
                 continue
-            dirty_pair[u] = 0
+            dirty[u] &= ~DIRTY_PAIR
             for i in range(side):
                 pair = cand[units[u, i]]
                 rest = pair & (pair - ONE)
@@ -149,7 +152,7 @@ def propagate(cand, placed, peers, units, cell_units, full, pending, top, dirty_
                         for k in range(side):
                             cell = units[u, k]
                             if k != i and k != j and cand[cell] & pair:
-                                _remove(cand, cell, pair, cell_units, dirty_single, dirty_pair)
+                                _remove(cand, cell, pair, cell_units, dirty)
                                 if cand[cell] == ZERO:
                                     return False
                                 if _is_single(cand[cell]):
@@ -157,14 +160,14 @@ def propagate(cand, placed, peers, units, cell_units, full, pending, top, dirty_
                                     top += 1
         if not top:
             for u in range(units.shape[0]):
-                if dirty_single[u]:
+                if dirty[u] & DIRTY_SINGLE:
                     break
             else:
                 return True
 
 
 @numba.njit(cache=True)
-def _start(cand, placed, units, pending, dirty_single, dirty_pair):
+def _start(cand, placed, units, pending, dirty):
     """Root state for ``propagate``: every single pending, every unit dirty; False if a cell is empty."""
     top = 0
     for cell in range(cand.shape[0]):
@@ -173,8 +176,7 @@ def _start(cand, placed, units, pending, dirty_single, dirty_pair):
         if placed[cell] == 0 and _is_single(cand[cell]):
             pending[top] = cell
             top += 1
-    dirty_single[:] = 1
-    dirty_pair[:] = 1
+    dirty[:] = DIRTY_BOTH
     return top
 
 
@@ -204,12 +206,11 @@ def search(cand0, peers, units, cell_units, full, limit, max_nodes, solution):
     branch_cell = np.empty(cells + 1, dtype=np.int64)
     branch_rest = np.empty(cells + 1, dtype=np.uint64)
     pending = np.empty(cells * cells, dtype=np.int64)
-    dirty_single = np.zeros(units.shape[0], dtype=np.uint8)
-    dirty_pair = np.zeros(units.shape[0], dtype=np.uint8)
+    dirty = np.zeros(units.shape[0], dtype=np.uint8)
     cand[0, :] = cand0
-    top = _start(cand[0], placed[0], units, pending, dirty_single, dirty_pair)
+    top = _start(cand[0], placed[0], units, pending, dirty)
     if top < 0 or not propagate(cand[0], placed[0], peers, units, cell_units, full, pending, top,
-                                dirty_single, dirty_pair):
+                                dirty):
         return 0, 0, False
     found = 0
     nodes = 0
@@ -233,12 +234,11 @@ def search(cand0, peers, units, cell_units, full, limit, max_nodes, solution):
         cand[depth + 1, :] = cand[depth]
         placed[depth + 1, :] = placed[depth]
         # The parent is at a fixpoint: only the branch cell and its units are new.
-        dirty_single[:] = 0
-        dirty_pair[:] = 0
-        _remove(cand[depth + 1], branch_cell[depth], ~bit, cell_units, dirty_single, dirty_pair)
+        dirty[:] = 0
+        _remove(cand[depth + 1], branch_cell[depth], ~bit, cell_units, dirty)
         pending[0] = branch_cell[depth]
         if not propagate(cand[depth + 1], placed[depth + 1], peers, units, cell_units, full, pending, 1,
-                         dirty_single, dirty_pair):
+                         dirty):
             continue
         cell = _fewest_candidates(cand[depth + 1], placed[depth + 1])
         if cell < 0:
@@ -346,8 +346,7 @@ def contradicts(givens, order: int) -> bool:
     cells = cand.shape[0]
     placed = np.zeros(cells, dtype=np.uint8)
     pending = np.empty(cells * cells, dtype=np.int64)
-    dirty_single = np.zeros(units.shape[0], dtype=np.uint8)
-    dirty_pair = np.zeros(units.shape[0], dtype=np.uint8)
-    top = _start(cand, placed, units, pending, dirty_single, dirty_pair)
+    dirty = np.zeros(units.shape[0], dtype=np.uint8)
+    top = _start(cand, placed, units, pending, dirty)
     return top < 0 or not propagate(cand, placed, peers, units, cell_units, full, pending, top,
-                                    dirty_single, dirty_pair)
+                                    dirty)
