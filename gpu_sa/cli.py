@@ -76,7 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--seed", type=_count, default=None,
                        help="64-bit seed; a run is a pure function of the seed and the options "
                             "(default: random, printed with the result)")
-    solve.add_argument("--move", default=None, help="move set (sudoku: sirdey = change one free cell's digit)")
+    solve.add_argument("--move", default=None,
+                       help="move set. sudoku: sirdey (the seed's: one free cell takes another digit; cost = "
+                            "conflicting peer pairs) or swap (Lewis 2007: boxes stay permutations, two free cells "
+                            "of a box swap; cost = digits missing from rows and columns). Default: sirdey")
     law = solve.add_argument_group("temperature schedule")
     law.add_argument("--schedule", choices=("sirdey", "geometric", "list"), default="sirdey",
                      help="sirdey: the seed's law T0 = e_p, T_{k+1} = T_k / (1 + log(1+delta)/(e_p+1) T_k) down to "

@@ -17,22 +17,39 @@ PUZZLES = {
     "order3": "..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.19326....3.862..",
     # order 3: seed 003's 17-clue puzzle, mostly free cells
     "order3_17": ".......1.4.........2...........5.4.7..8...3....1.9....3..4..2...5.1........8.6...",
+    # order 4: a 16x16 line puzzle, half given (from the pattern grid), digits 1-9 then A-G
+    "order4": "".join("123456789ABCDEFG"[(r * 4 + r // 4 + c) % 16] if (r * 7 + c * 3) % 2 else "."
+                      for r in range(16) for c in range(16)),
 }
 
 # Tiny sizes: the CUDA simulator runs a proposal in a few milliseconds.
 CASES = [
-    dict(id="order2-seed1", puzzle="order2", chains=4, seed=1, chain_base=0, chunks=[[0, 70], [70, 200]], t0=2.0),
-    dict(id="order2-seed-big", puzzle="order2", chains=3, seed=2**63 + 12345, chain_base=7, chunks=[[0, 160]], t0=0.7),
-    dict(id="order3-seed7", puzzle="order3", chains=4, seed=7, chain_base=0, chunks=[[0, 100], [100, 250]], t0=1.0),
-    dict(id="order3-seed99-base", puzzle="order3", chains=3, seed=99, chain_base=1000, chunks=[[0, 200]], t0=3.0),
-    dict(id="order3-17clue", puzzle="order3_17", chains=2, seed=5, chain_base=0, chunks=[[0, 150]], t0=0.5),
+    dict(id="sirdey-order2-seed1", move="sirdey", puzzle="order2", chains=4, seed=1, chain_base=0,
+         chunks=[[0, 70], [70, 200]], t0=2.0),
+    dict(id="sirdey-order2-seed-big", move="sirdey", puzzle="order2", chains=3, seed=2**63 + 12345, chain_base=7,
+         chunks=[[0, 160]], t0=0.7),
+    dict(id="sirdey-order3-seed7", move="sirdey", puzzle="order3", chains=4, seed=7, chain_base=0,
+         chunks=[[0, 100], [100, 250]], t0=1.0),
+    dict(id="sirdey-order3-seed99-base", move="sirdey", puzzle="order3", chains=3, seed=99, chain_base=1000,
+         chunks=[[0, 200]], t0=3.0),
+    dict(id="sirdey-order3-17clue", move="sirdey", puzzle="order3_17", chains=2, seed=5, chain_base=0,
+         chunks=[[0, 150]], t0=0.5),
+    dict(id="sirdey-order4", move="sirdey", puzzle="order4", chains=2, seed=11, chain_base=3, chunks=[[0, 120]],
+         t0=1.0),
+    dict(id="swap-order2-seed1", move="swap", puzzle="order2", chains=4, seed=1, chain_base=0,
+         chunks=[[0, 60], [60, 150]], t0=1.0),
+    dict(id="swap-order3-seed7", move="swap", puzzle="order3", chains=4, seed=7, chain_base=0,
+         chunks=[[0, 90], [90, 220]], t0=1.0),
+    dict(id="swap-order3-17clue-base", move="swap", puzzle="order3_17", chains=3, seed=2**40 + 3, chain_base=500,
+         chunks=[[0, 180]], t0=0.6),
+    dict(id="swap-order4", move="swap", puzzle="order4", chains=2, seed=13, chain_base=0, chunks=[[0, 120]], t0=0.8),
 ]
 
 STATE_FIELDS = ("config", "counts", "cost", "accepted", "best_cost", "best_config", "best_move")
 
 
 def case_move(case):
-    return sudoku.parse(PUZZLES[case["puzzle"]])[0].move("sirdey")
+    return sudoku.parse(PUZZLES[case["puzzle"]])[0].move(case["move"])
 
 
 def run_case(backend, case):

@@ -89,7 +89,7 @@ def test_bad_input_exits_2_with_one_line(text, message):
     (["-", "--schedule", "list"], "--schedule list needs --temperatures"),
     (["-", "--schedule", "list", "--temperatures", "1,zero"], "'zero' is not a temperature"),
     (["-", "--chains", "0"], "--chains must be at least 1"),
-    (["-", "--move", "swap"], "unknown move 'swap'"),
+    (["-", "--move", "bogus"], "unknown move 'bogus'"),
     (["-", "--plateau-length", "0"], "--plateau-length must be at least 1"),
     (["-", "--max-moves", "1e400"], "expected a non-negative integer"),
     (["-", "--max-moves", "-5"], "expected a non-negative integer"),
@@ -149,6 +149,13 @@ def test_ctrl_c_stops_cleanly_and_reports_the_best_state(tmp_path):
     (record,) = _json_lines(stdout)
     assert record["stopped"] == "interrupted" and record["moves"] > 0 and len(record["best"]) == 81
     assert "Traceback" not in stderr
+
+
+def test_swap_move_from_the_command_line():
+    done = run_cli("solve", "-", "--move", "swap", "--backend", "cpu", "--chains", "64", "--json", *FAST,
+                   stdin=EASY + "\n")
+    (record,) = _json_lines(done.stdout)
+    assert done.returncode == 0 and record["solved"]
 
 
 def test_help_explains_every_option():

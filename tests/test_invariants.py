@@ -8,6 +8,7 @@ from gpu_sa import runner, schedule
 from gpu_sa.puzzles.sudoku import parse
 
 BACKENDS = ["numpy", "cpu"]
+MOVES = ["sirdey", "swap"]
 
 
 def _brute_force_cost(grid, side):
@@ -21,30 +22,50 @@ def _brute_force_cost(grid, side):
     return int((peers & (grid[:, None] == grid[None, :])).sum()) // 2
 
 
-def _run(puzzle_key, backend, *, seed=11, chains=6, moves=400, early_stop=False, chain_base=0, t0=1.0, chunk=None):
+def _missing_digits_cost(grid, side):
+    """Move swap's cost from its definition: digits missing from each row and each column."""
+    grid = np.asarray(grid).reshape(side, side)
+    return sum(side - len(set(line)) for line in list(grid) + list(grid.T))
+
+
+def _boxes_are_permutations(grid, side):
+    order = int(round(side ** 0.5))
+    grid = np.asarray(grid).reshape(side, side)
+    return all(len({int(v) for v in grid[r:r + order, c:c + order].ravel()}) == side
+               for r in range(0, side, order) for c in range(0, side, order))
+
+
+COSTS = {"sirdey": _brute_force_cost, "swap": _missing_digits_cost}
+
+
+def _run(puzzle_key, backend, *, seed=11, chains=6, moves=400, early_stop=False, chain_base=0, t0=1.0, chunk=None,
+         move="sirdey"):
     puzzle = parse(PUZZLES[puzzle_key])[0]
-    law = schedule.geometric(t0=t0, t_end=0.05, plateaus=20, plateau_length=puzzle.move().plateau_length)
-    return puzzle, runner.anneal(puzzle, backend=backend, chains=chains, seed=seed, schedule=law, max_moves=moves,
-                                 early_stop=early_stop, chain_base=chain_base, chunk_moves=chunk, keep_state=True)
+    law = schedule.geometric(t0=t0, t_end=0.05, plateaus=20, plateau_length=puzzle.move(move).plateau_length)
+    return puzzle, runner.anneal(puzzle, move=move, backend=backend, chains=chains, seed=seed, schedule=law,
+                                 max_moves=moves, early_stop=early_stop, chain_base=chain_base, chunk_moves=chunk,
+                                 keep_state=True)
 
 
+@pytest.mark.parametrize("move", MOVES)
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("puzzle_key", ["order2", "order3"])
-def test_givens_never_change_and_cost_is_exact(puzzle_key, backend):
-    puzzle, result = _run(puzzle_key, backend)
+def test_givens_never_change_and_cost_is_exact(puzzle_key, backend, move):
+    puzzle, result = _run(puzzle_key, backend, move=move)
     state = result.state
     given = puzzle.givens >= 0
     for grid in list(state.config) + list(state.best_config):
         np.testing.assert_array_equal(grid[given], puzzle.givens[given])
-    for grid, cost in zip(state.config, state.cost):
-        assert cost == _brute_force_cost(grid, puzzle.side)
-    for grid, cost in zip(state.best_config, state.best_cost):
-        assert cost == _brute_force_cost(grid, puzzle.side)
+        if move == "swap":
+            assert _boxes_are_permutations(grid, puzzle.side)
+    for grid, cost in list(zip(state.config, state.cost)) + list(zip(state.best_config, state.best_cost)):
+        assert cost == COSTS[move](grid, puzzle.side)
     assert np.all(state.best_cost <= state.cost) and np.all(state.accepted <= result.moves)
 
 
+@pytest.mark.parametrize("move", MOVES)
 @pytest.mark.parametrize("order", [4, 5, 7])
-def test_large_orders_keep_givens_and_exact_cost(order):
+def test_large_orders_keep_givens_and_exact_cost(order, move):
     side = order * order
     r, c = np.divmod(np.arange(side * side), side)
     full = (r * order + r // order + c) % side  # a valid grid of order n
@@ -52,12 +73,12 @@ def test_large_orders_keep_givens_and_exact_cost(order):
     text = "\n".join(" ".join(str(v + 1 if v >= 0 else 0) for v in row) for row in givens.reshape(side, side))
     puzzle = parse(text)[0]
     law = schedule.geometric(t0=1.0, t_end=0.1, plateaus=10, plateau_length=side * side)
-    result = runner.anneal(puzzle, backend="cpu", chains=2, seed=3, schedule=law, max_moves=300, early_stop=False,
-                           keep_state=True)
+    result = runner.anneal(puzzle, move=move, backend="cpu", chains=2, seed=3, schedule=law, max_moves=300,
+                           early_stop=False, keep_state=True)
     assert np.all(result.state.accepted > 0)
     for grid, cost in zip(result.state.config, result.state.cost):
         np.testing.assert_array_equal(grid[givens >= 0], givens[givens >= 0])
-        assert cost == _brute_force_cost(grid, side)
+        assert cost == COSTS[move](grid, side)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -70,6 +91,14 @@ def test_counts_match_a_recount(backend):
         for cell, digit in enumerate(grid):
             counts[move.tables[2][cell] + digit] += 1
         np.testing.assert_array_equal(result.state.counts[row], counts)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_swap_initial_boxes_are_shuffled_permutations(backend):
+    puzzle, result = _run("order3_17", backend, moves=0, move="swap", chains=4)
+    grids = result.state.config
+    assert all(_boxes_are_permutations(g, 9) for g in grids)
+    assert len({g.tobytes() for g in grids}) == 4  # each chain shuffled its own way
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -87,25 +116,34 @@ def test_zero_moves_returns_the_initial_state(backend):
             assert state.config[chain, cell] == reference_rng.uniform_below(word, 9)
 
 
+@pytest.mark.parametrize("move", MOVES)
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_same_seed_same_run_other_seed_other_run(backend):
-    _, first = _run("order3", backend, seed=3)
-    _, again = _run("order3", backend, seed=3)
-    _, other = _run("order3", backend, seed=4)
+def test_same_seed_same_run_other_seed_other_run(backend, move):
+    _, first = _run("order3", backend, seed=3, move=move)
+    _, again = _run("order3", backend, seed=3, move=move)
+    _, other = _run("order3", backend, seed=4, move=move)
     for name in STATE_FIELDS:
         np.testing.assert_array_equal(getattr(first.state, name), getattr(again.state, name))
     assert not np.array_equal(first.state.config, other.state.config)
     assert not np.array_equal(first.state.accepted, other.state.accepted)
 
 
+@pytest.mark.parametrize("move", MOVES)
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_chain_does_not_depend_on_batch_size_chunking_or_base(backend):
-    _, whole = _run("order3", backend, chains=8, chunk=400)
-    _, chunked = _run("order3", backend, chains=8, chunk=37)
-    _, tail = _run("order3", backend, chains=3, chain_base=5, chunk=100)
+def test_a_chain_does_not_depend_on_batch_size_chunking_or_base(backend, move):
+    _, whole = _run("order3", backend, chains=8, chunk=400, move=move)
+    _, chunked = _run("order3", backend, chains=8, chunk=37, move=move)
+    _, tail = _run("order3", backend, chains=3, chain_base=5, chunk=100, move=move)
     for name in STATE_FIELDS:
         np.testing.assert_array_equal(getattr(whole.state, name), getattr(chunked.state, name))
         np.testing.assert_array_equal(getattr(whole.state, name)[5:], getattr(tail.state, name))
+
+
+def test_seed_easy_puzzle_is_solved_by_the_swap_move():
+    puzzle = parse(PUZZLES["order3"])[0]
+    law = schedule.geometric(t0=0.5, t_end=0.05, plateaus=500, plateau_length=81)
+    result = runner.anneal(puzzle, move="swap", backend="numpy", chains=32, seed=1, schedule=law)
+    assert result.solved and puzzle.check(result.solution) == []
 
 
 def test_seed_easy_puzzle_is_solved_by_the_numpy_reference():

@@ -16,15 +16,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from cpu_ref import sudoku as sudoku_reference
+from cpu_ref import sudoku_swap as swap_reference
 
 from ... import validate
 from ..move import AnnealMove
-from . import sirdey
+from . import sirdey, swap
 from .formats import FORMATS, PuzzleError, write
 from .geometry import geometry
 
 KIND = "sudoku"
-MOVES = ("sirdey",)
+MOVES = ("sirdey", "swap")
 DEFAULT_MOVE = "sirdey"
 OUTPUT_FORMATS = FORMATS + ("pretty",)
 
@@ -50,13 +51,23 @@ class Sudoku:
         return f"{self.source}:{self.line}"
 
     def move(self, name: str = DEFAULT_MOVE) -> AnnealMove:
-        if name != "sirdey":
+        if name not in MOVES:
             raise ValueError(f"unknown move {name!r} for sudoku; choose from {', '.join(MOVES)}")
         geo = geometry(self.order)
         free = self.free_cells
+        givens = np.ascontiguousarray(self.givens, dtype=np.int16)
+        if name == "swap":
+            movable, boxes = swap.tables(givens, self.order)
+            # log |Omega| = sum over boxes of log(k_b!): the permutations of each box's free cells
+            log_states = float(sum(math.lgamma(k + 1) for k in boxes[:, 0]))
+            return AnnealMove(
+                name="swap", build=swap.build, reference=swap_reference, tables=(givens, movable, boxes),
+                n_values=self.side, config_size=geo.cells, counts_size=2 * self.side * self.side,
+                max_delta=swap.MAX_DELTA, plateau_length=geo.cells, max_cost=swap.max_cost(self.order),
+                log_states=max(log_states, 1.0), has_free_variables=movable.shape[0] > 0)
         return AnnealMove(
             name="sirdey", build=sirdey.build, reference=sudoku_reference,
-            tables=(np.ascontiguousarray(self.givens, dtype=np.int16), free, geo.unit_offsets),
+            tables=(givens, free, geo.unit_offsets),
             n_values=self.side, config_size=geo.cells, counts_size=geo.count_slots,
             max_delta=geo.peers, plateau_length=geo.cells, max_cost=geo.max_cost,
             # Sirdey's T'_f: log N with N = (N digits)^(cells), free of the instance (the seed's choice).
