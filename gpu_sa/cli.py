@@ -98,6 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
     stop.add_argument("--max-moves", type=_count, default=None,
                       help="moves per chain at most (default: the schedule's length; past its end the last "
                            "temperature holds)")
+    stop.add_argument("--trials", type=_count, default=1,
+                      help="restarts: when a trial ends unsolved, every chain is replaced by a fresh one (new chain "
+                           "indices, so the run still replays from its seed) and the schedule starts again; 0 = until "
+                           "solved or --time-limit (default 1)")
+    stop.add_argument("--stall-plateaus", type=_count, default=None, metavar="N",
+                      help="the seed's ad-hoc stop: end a trial once no chain has lowered its best cost for N "
+                           "plateaus (the seed suggests 10000)")
     stop.add_argument("--time-limit", type=_positive_float, default=None, metavar="SECONDS",
                       help="stop each puzzle after about this many seconds")
     stop.add_argument("--no-early-stop", action="store_true",
@@ -239,6 +246,10 @@ def _solve(args):
     dumps = _dump_paths(args.dump_states, len(puzzles))
     if args.chains == 0:
         raise UsageError("--chains must be at least 1")
+    if args.stall_plateaus == 0:
+        raise UsageError("--stall-plateaus must be at least 1")
+    if args.trials == 0 and args.time_limit is None and args.no_early_stop:
+        raise UsageError("--trials 0 with --no-early-stop needs --time-limit")
     if not args.quiet:
         print(f"gpu-sa: {why}", file=sys.stderr)
     status = EXIT_SOLVED
@@ -249,7 +260,8 @@ def _solve(args):
             continue
         reporter = _ProgressLine(puzzle.label, quiet=args.quiet)
         result = runner.anneal(puzzle, move=args.move, backend=backend, chains=args.chains, seed=args.seed,
-                               schedule=law, max_moves=args.max_moves, time_limit=args.time_limit,
+                               schedule=law, max_moves=args.max_moves, trials=args.trials,
+                               stall_plateaus=args.stall_plateaus, time_limit=args.time_limit,
                                early_stop=not args.no_early_stop, progress=reporter, keep_state=dump is not None)
         reporter.close()
         if dump is not None:
@@ -292,7 +304,8 @@ def _report(puzzle, result, args, unique=None):
                   "solution": puzzle.write(result.solution, fmt) if result.solved else None,
                   "cost": result.cost, "chain": result.chain, "moves": result.moves, "proposals": result.proposals,
                   "seconds": round(result.seconds, 6), "setup_seconds": round(result.setup_seconds, 6), "backend": result.backend, "seed": result.seed,
-                  "chains": result.chains, "chain_moves": result.chain_moves, "stopped": result.stopped,
+                  "chains": result.chains, "chain_moves": result.chain_moves, "trials": result.trials,
+                  "stopped": result.stopped,
                   "best": puzzle.write(result.best, fmt), "schedule": result.schedule}
         if args.check_unique:
             record["unique"] = unique
@@ -300,7 +313,8 @@ def _report(puzzle, result, args, unique=None):
         return
     fmt = args.output_format or "pretty"
     fmt = puzzle.fmt if fmt == "same" else fmt
-    budget = (f"{result.chains:,} chains x {result.moves:,} moves on {result.backend}, seed {result.seed}; "
+    trials = f" over {result.trials} trials" if result.trials > 1 else ""
+    budget = (f"{result.chains:,} chains x {result.moves:,} moves{trials} on {result.backend}, seed {result.seed}; "
               f"setup {result.setup_seconds:.2f} s")
     if result.solved:
         head = (f"{puzzle.label}: solved in {result.seconds:.2f} s by chain {result.chain} after "
@@ -368,7 +382,8 @@ class _ProgressLine:
         if now - self.last < (0.2 if self.tty else 10.0):
             return
         self.last = now
-        line = (f"{self.label}: {p.seconds:6.1f} s  moves/chain {p.moves:,} ({100 * p.moves / max(p.max_moves, 1):.1f}%)"
+        trial = f"trial {p.trial}  " if p.trial > 1 else ""
+        line = (f"{self.label}: {p.seconds:6.1f} s  {trial}moves/chain {p.moves:,} ({100 * p.moves / max(p.max_moves, 1):.1f}%)"
                 f"  T={p.temperature:.4g}  best cost {p.best_cost}  {p.proposals_per_second:.3g} proposals/s")
         print(("\r" + line + "\x1b[K") if self.tty else line, end="" if self.tty else "\n", file=sys.stderr, flush=True)
         self.shown = True

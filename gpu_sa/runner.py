@@ -31,11 +31,12 @@ DEFAULT_CHAINS = {"cuda": 1 << 14, "cpu": 256, "numpy": 64}
 @dataclass(frozen=True)
 class Progress:
     seconds: float
-    moves: int  # per chain, so far
-    max_moves: int
+    moves: int  # per chain, so far in this trial
+    max_moves: int  # per chain and trial
     best_cost: int
     temperature: float
     proposals_per_second: float
+    trial: int = 1  # 1-based
 
 
 @dataclass(frozen=True)
@@ -45,15 +46,16 @@ class Result:
     best: np.ndarray  # 0-based values of the best configuration found
     cost: int  # its cost (0 when solved)
     chain: int  # chain that holds it (its index in the random stream)
-    chain_moves: int  # moves that chain had made when it first reached that cost
-    moves: int  # moves done by every chain
+    chain_moves: int  # moves that chain had made (in its trial) when it first reached that cost
+    moves: int  # moves done in each chain slot, summed over trials
     proposals: int  # moves x chains
     seconds: float  # annealing wall time, from the first move to the end of the last chunk
     setup_seconds: float  # allocation, initial states and compilation, before the first move
     backend: str
     seed: int
     chains: int
-    stopped: str  # solved | max_moves | time_limit | interrupted
+    trials: int  # trials begun (fresh chains in every slot each time)
+    stopped: str  # why the last trial ended: solved | max_moves | stalled | time_limit | interrupted
     schedule: str
     state: backends_module.ChainState | None = field(default=None, repr=False, compare=False)
 
@@ -64,22 +66,26 @@ def default_seed() -> int:
 
 def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | None = None,
            seed: int | None = None, schedule: schedule_module.Schedule | None = None,
-           max_moves: int | None = None, time_limit: float | None = None, early_stop: bool = True,
-           chain_base: int = 0, progress: Callable[[Progress], None] | None = None,
-           chunk_moves: int | None = None, keep_state: bool = False) -> Result:
+           max_moves: int | None = None, trials: int = 1, stall_plateaus: int | None = None,
+           time_limit: float | None = None, early_stop: bool = True, chain_base: int = 0,
+           progress: Callable[[Progress], None] | None = None, chunk_moves: int | None = None,
+           keep_state: bool = False) -> Result:
     """Anneal ``chains`` independent chains on ``puzzle``; return the best, validated, result.
 
     ``backend`` is a name from ``gpu_sa.backends.BACKENDS`` or a backend object.
-    ``schedule`` defaults to ``default_schedule(puzzle)``; ``max_moves`` (per chain) to its
-    length. ``chunk_moves`` fixes the chunk length instead of adapting it (tests use it).
+    ``schedule`` defaults to ``default_schedule(puzzle)``; ``max_moves`` (per chain and trial)
+    to its length. A trial runs every chain through the schedule; the next trial (up to
+    ``trials``, 0 = no limit) replaces every chain by a fresh one: trial g runs chain indices
+    chain_base + g * chains .. + chains - 1, so restarts replay like everything else.
+    ``stall_plateaus`` is the seed's ad-hoc stop: a trial also ends once no chain has lowered
+    its best cost for that many plateaus. ``chunk_moves`` fixes the chunk length instead of
+    adapting it (tests use it).
     """
     anneal_move = puzzle.move(move) if move else puzzle.move()
     if isinstance(backend, str):
         backend, _ = backends_module.select(backend)
     chains = DEFAULT_CHAINS[backend.name] if chains is None else chains
     _check_positive_int("chains", chains)
-    if chains + chain_base > 2**32:
-        raise ValueError("chain indices must stay below 2**32")
     seed = default_seed() if seed is None else int(seed)
     if not 0 <= seed < 2**64:
         raise ValueError(f"seed must be in [0, 2**64), got {seed}")
@@ -87,10 +93,18 @@ def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | Non
     max_moves = schedule.total_moves if max_moves is None else max_moves
     if int(max_moves) != max_moves or max_moves < 0:
         raise ValueError(f"max_moves must be a non-negative integer, got {max_moves}")
+    if isinstance(trials, bool) or int(trials) != trials or trials < 0:
+        raise ValueError(f"trials must be a non-negative integer (0 = no limit), got {trials!r}")
+    if stall_plateaus is not None:
+        _check_positive_int("stall_plateaus", stall_plateaus)
+    if chain_base + chains * max(trials, 1) > 2**32:
+        raise ValueError("chain indices (chain_base + trials x chains) must stay below 2**32")
     if not anneal_move.has_free_variables:
-        max_moves = 0  # every cell is given: nothing to move, the givens are the answer or not
+        max_moves, trials = 0, 1  # nothing can move: the initial grid is the answer or not
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be positive, got {time_limit}")
+    if trials == 0 and time_limit is None and not early_stop:
+        raise ValueError("unlimited trials need a time limit or early stop")
 
     setup_start = time.perf_counter()
     state = backend.allocate(anneal_move, chains)
@@ -100,42 +114,90 @@ def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | Non
     backend.advance(state, anneal_move, seed, chain_base, 0, 0, 0, schedule.plateau_length,
                     schedule.acceptance_table(0, 1, anneal_move.max_delta))
     start = time.perf_counter()
-    setup_seconds = start - setup_start
-    moves_done = 0
-    stopped = "max_moves"
-    chunk = chunk_moves or anneal_move.plateau_length
+    run = _Run(backend, anneal_move, schedule, seed, chains, int(max_moves), stall_plateaus, time_limit,
+               early_stop, progress, chunk_moves, start)
+    best = None
+    total_moves = 0
+    trial = 0
     with _StopOnInterrupt() as interrupt:
-        best_cost, best_move = backend.best(state)
-        if early_stop and best_cost.min() == 0:
-            stopped = "solved"
-        while stopped != "solved" and moves_done < max_moves:
-            if interrupt.requested:
-                stopped = "interrupted"
+        while True:
+            base = chain_base + trial * chains
+            if base + chains > 2**32:
+                stopped = "max_moves"
                 break
-            end = min(int(max_moves), moves_done + chunk)
-            length = schedule.plateau_length
+            if trial:
+                backend.init(state, anneal_move, seed, base)
+            moves_done, stopped = run.trial(state, base, trial, interrupt)
+            total_moves += moves_done
+            host = backend.to_host(state)
+            candidate = _best_of_trial(host, base)
+            if best is None or candidate[0] < best[0]:
+                best = candidate
+            trial += 1
+            if stopped in ("solved", "time_limit", "interrupted") or (early_stop and best[0] == 0):
+                break
+            if trials and trial >= trials:
+                break  # keeps the last trial's own reason: max_moves or stalled
+    return _result(puzzle, best, host, total_moves, chains, trial, time.perf_counter() - start,
+                   start - setup_start, backend.name, seed, stopped, schedule, keep_state)
+
+
+class _Run:
+    """One trial's host loop: chunks of moves, progress, early stop, stall, time limit, Ctrl-C."""
+
+    def __init__(self, backend, anneal_move, schedule, seed, chains, max_moves, stall_plateaus, time_limit,
+                 early_stop, progress, chunk_moves, start):
+        self.backend, self.move, self.schedule, self.seed = backend, anneal_move, schedule, seed
+        self.chains, self.max_moves, self.time_limit, self.early_stop = chains, max_moves, time_limit, early_stop
+        self.stall_moves = None if stall_plateaus is None else stall_plateaus * schedule.plateau_length
+        self.progress, self.fixed_chunk, self.start = progress, chunk_moves, start
+        self.chunk = chunk_moves or anneal_move.plateau_length
+
+    def trial(self, state, base, trial, interrupt):
+        """Advance every chain of ``state`` through one trial; (moves done, why it stopped)."""
+        backend, length = self.backend, self.schedule.plateau_length
+        moves_done = 0
+        best_cost, best_move = backend.best(state)
+        if self.early_stop and best_cost.min() == 0:
+            return 0, "solved"
+        while moves_done < self.max_moves:
+            if interrupt.requested:
+                return moves_done, "interrupted"
+            end = min(self.max_moves, moves_done + self.chunk)
+            if self.stall_moves is not None:
+                # end the chunk exactly at the stall deadline, so the stop does not depend on chunking
+                end = min(end, int(best_move.max()) + self.stall_moves)
             first_plateau, stop_plateau = moves_done // length, (end - 1) // length + 1
-            table = schedule.acceptance_table(first_plateau, stop_plateau, anneal_move.max_delta)
+            table = self.schedule.acceptance_table(first_plateau, stop_plateau, self.move.max_delta)
             launch_start = time.perf_counter()
-            backend.advance(state, anneal_move, seed, chain_base, moves_done, end, first_plateau, length, table)
+            backend.advance(state, self.move, self.seed, base, moves_done, end, first_plateau, length, table)
             launch_seconds = time.perf_counter() - launch_start
             launched, moves_done = end - moves_done, end
             best_cost, best_move = backend.best(state)
-            elapsed = time.perf_counter() - start
-            if progress is not None:
-                progress(Progress(seconds=elapsed, moves=moves_done, max_moves=int(max_moves),
-                                  best_cost=int(best_cost.min()),
-                                  temperature=float(schedule.temperatures(stop_plateau - 1, stop_plateau)[0]),
-                                  proposals_per_second=launched * chains / max(launch_seconds, 1e-9)))
-            if early_stop and best_cost.min() == 0:
-                stopped = "solved"
-            elif time_limit is not None and elapsed >= time_limit:
-                stopped = "time_limit"
-            elif chunk_moves is None:
-                chunk = _next_chunk(chunk, launch_seconds, length, time_limit, elapsed)
-    host = backend.to_host(state)
-    return _result(puzzle, host, moves_done, chains, chain_base, time.perf_counter() - start, setup_seconds,
-                   backend.name, seed, stopped, schedule, keep_state)
+            elapsed = time.perf_counter() - self.start
+            if self.progress is not None:
+                self.progress(Progress(
+                    seconds=elapsed, moves=moves_done, max_moves=self.max_moves, best_cost=int(best_cost.min()),
+                    temperature=float(self.schedule.temperatures(stop_plateau - 1, stop_plateau)[0]),
+                    proposals_per_second=launched * self.chains / max(launch_seconds, 1e-9), trial=trial + 1))
+            if self.early_stop and best_cost.min() == 0:
+                return moves_done, "solved"
+            if self.time_limit is not None and elapsed >= self.time_limit:
+                return moves_done, "time_limit"
+            if self.stall_moves is not None and moves_done >= int(best_move.max()) + self.stall_moves:
+                return moves_done, "stalled"
+            if self.fixed_chunk is None:
+                self.chunk = _next_chunk(self.chunk, launch_seconds, length, self.time_limit, elapsed)
+        return moves_done, "max_moves"
+
+
+def _best_of_trial(host, base):
+    """(cost, chain, moves it needed, configuration) of the trial's best chain."""
+    rows = np.arange(host.best_cost.shape[0])
+    lowest = host.best_cost.min()
+    candidates = rows[host.best_cost == lowest]
+    row = int(candidates[np.lexsort((candidates, host.best_move[candidates]))[0]])
+    return int(lowest), base + row, int(host.best_move[row]), host.best_config[row].astype(np.int16)
 
 
 def _next_chunk(chunk, launch_seconds, plateau_length, time_limit, elapsed):
@@ -150,24 +212,19 @@ def _next_chunk(chunk, launch_seconds, plateau_length, time_limit, elapsed):
     return max(1, min(chunk, MAX_CHUNK_PLATEAUS * plateau_length))
 
 
-def _result(puzzle, host, moves_done, chains, chain_base, seconds, setup_seconds, backend_name, seed, stopped, schedule,
-            keep_state):
-    rows = np.arange(chains)
-    lowest = host.best_cost.min()
-    candidates = rows[host.best_cost == lowest]
-    row = int(candidates[np.lexsort((candidates, host.best_move[candidates]))[0]])
-    best = host.best_config[row].astype(np.int16)
-    solved = bool(lowest == 0)
+def _result(puzzle, best, host, total_moves, chains, trials, seconds, setup_seconds, backend_name, seed, stopped,
+            schedule, keep_state):
+    cost, chain, chain_moves, grid = best
+    solved = cost == 0
     if solved:
-        violations = puzzle.check(best)
+        violations = puzzle.check(grid)
         if violations:
-            raise RuntimeError(f"internal error: chain {chain_base + row} reached cost 0 but the validator "
+            raise RuntimeError(f"internal error: chain {chain} reached cost 0 but the validator "
                                f"rejects its grid: {violations[0]}")
-    return Result(solved=solved, solution=best if solved else None, best=best, cost=int(lowest),
-                  chain=chain_base + row, chain_moves=int(host.best_move[row]), moves=moves_done,
-                  proposals=moves_done * chains, seconds=seconds, setup_seconds=setup_seconds, backend=backend_name, seed=seed,
-                  chains=chains, stopped=stopped,
-                  schedule=schedule.describe(), state=host if keep_state else None)
+    return Result(solved=solved, solution=grid if solved else None, best=grid, cost=cost, chain=chain,
+                  chain_moves=chain_moves, moves=total_moves, proposals=total_moves * chains, seconds=seconds,
+                  setup_seconds=setup_seconds, backend=backend_name, seed=seed, chains=chains, trials=trials,
+                  stopped=stopped, schedule=schedule.describe(), state=host if keep_state else None)
 
 
 def default_schedule(anneal_move):

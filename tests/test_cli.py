@@ -158,8 +158,17 @@ def test_swap_move_from_the_command_line():
     assert done.returncode == 0 and record["solved"]
 
 
+def test_trials_restart_until_solved():
+    done = run_cli("solve", "-", "--backend", "numpy", "--chains", "8", "--schedule", "geometric", "--t0", "0.5",
+                   "--plateaus", "20", "--trials", "0", "--seed", "4", "--json", stdin=EASY + "\n")
+    (record,) = _json_lines(done.stdout)
+    assert done.returncode == 0 and record["solved"] and record["trials"] > 1
+    assert record["moves"] == record["trials"] * 20 * 81 or record["moves"] < record["trials"] * 20 * 81
+
+
 def test_help_explains_every_option():
     done = run_cli("solve", "--help")
     for option in ("--backend", "--chains", "--seed", "--move", "--schedule", "--max-moves", "--time-limit", "--json",
-                   "--no-early-stop", "--dump-states", "--t0", "--t-end", "--plateaus", "--temperatures"):
+                   "--no-early-stop", "--dump-states", "--t0", "--t-end", "--plateaus", "--temperatures", "--trials",
+                   "--stall-plateaus", "--check-unique"):
         assert option in done.stdout

@@ -169,3 +169,42 @@ def test_fully_given_grid_is_solved_without_moves():
     full = "1234341221434321"
     result = runner.anneal(parse(full)[0], backend="numpy", chains=2, seed=1)
     assert result.solved and result.moves == 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_trials_replace_every_chain_by_a_fresh_index(backend):
+    puzzle = parse(PUZZLES["order3_17"])[0]
+    law = schedule.geometric(t0=1.0, t_end=0.5, plateaus=5, plateau_length=20)
+    restarted = runner.anneal(puzzle, backend=backend, chains=4, seed=2, schedule=law, trials=3, keep_state=True)
+    assert restarted.trials == 3 and restarted.moves == 3 * 100 and restarted.proposals == 1200
+    last = runner.anneal(puzzle, backend=backend, chains=4, seed=2, schedule=law, chain_base=8, keep_state=True)
+    for name in STATE_FIELDS:  # the third trial ran chains 8..11, as a run with chain_base 8 does
+        np.testing.assert_array_equal(getattr(restarted.state, name), getattr(last.state, name))
+    assert restarted.cost <= last.cost
+
+
+def test_unlimited_trials_until_solved_replay_from_the_seed():
+    puzzle = parse(PUZZLES["order3"])[0]
+    law = schedule.geometric(t0=0.5, t_end=0.05, plateaus=30, plateau_length=81)  # far too short for one trial
+    runs = [runner.anneal(puzzle, backend="cpu", chains=8, seed=4, schedule=law, trials=0, chunk_moves=chunk)
+            for chunk in (81, 1000)]
+    assert all(r.solved for r in runs) and runs[0].trials > 1
+    assert runs[0].chain == runs[1].chain and runs[0].trials == runs[1].trials
+    assert np.array_equal(runs[0].solution, runs[1].solution)
+
+
+@pytest.mark.parametrize("chunk", [7, 50, 5000])
+def test_stall_stop_is_exact_whatever_the_chunking(chunk):
+    puzzle = parse(PUZZLES["order3_17"])[0]
+    law = schedule.from_list([0.05], plateau_length=10)  # cold: chains get stuck fast
+    result = runner.anneal(puzzle, backend="numpy", chains=3, seed=6, schedule=law, max_moves=5000, stall_plateaus=4,
+                           chunk_moves=chunk, keep_state=True)
+    assert result.stopped == "stalled" and result.moves < 5000
+    assert result.moves == int(result.state.best_move.max()) + 40  # exactly 4 plateaus after the last improvement
+
+
+@pytest.mark.parametrize("kwargs", [dict(trials=-1), dict(trials=1.5), dict(stall_plateaus=0),
+                                    dict(trials=0, early_stop=False)], ids=str)
+def test_bad_restart_parameters(kwargs):
+    with pytest.raises(ValueError):
+        runner.anneal(parse(PUZZLES["order2"])[0], backend="numpy", chains=2, seed=1, **kwargs)
