@@ -89,6 +89,9 @@ class NumpyBackend:
     def best(self, state):
         return state.best_cost, state.best_move
 
+    def best_config_row(self, state, row):
+        return state.best_config[row].copy()
+
     def to_host(self, state):
         return state
 
@@ -170,6 +173,9 @@ class CudaBackend:
 
     def best(self, state):
         return state.best_cost.copy_to_host(), state.best_move.copy_to_host()
+
+    def best_config_row(self, state, row):
+        return state.best_config[row].copy_to_host()
 
     def to_host(self, state):
         return ChainState(*(a.copy_to_host() for a in state.arrays()))

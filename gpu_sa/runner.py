@@ -5,9 +5,13 @@ the schedule; between chunks the host looks at every chain's best cost, reports 
 honours the time limit and Ctrl-C. Chunk length adapts to keep a chunk near a quarter of a
 second: it decides only where a run may stop, never what a chain does.
 
-Which chain is reported: the lowest best cost, then the earliest move that reached it, then
-the lowest chain index. For a solved run that choice does not depend on the chunking: the
-first chunk boundary after the earliest solve already holds that chain.
+Trials: when a trial ends unsolved, every slot is re-initialised with a fresh chain index
+(trial g runs chain_base + g * chains + row), so restarts keep runs reproducible.
+
+Which chain is reported: the lowest best cost, then the earliest trial, then the earliest
+move that reached it, then the lowest chain index. For a solved run that choice does not
+depend on the chunking: the first chunk boundary after the earliest solve already holds
+that chain.
 """
 from __future__ import annotations
 
@@ -129,8 +133,7 @@ def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | Non
                 backend.init(state, anneal_move, seed, base)
             moves_done, stopped = run.trial(state, base, trial, interrupt)
             total_moves += moves_done
-            host = backend.to_host(state)
-            candidate = _best_of_trial(host, base)
+            candidate = _best_of_trial(backend, state, base)
             if best is None or candidate[0] < best[0]:
                 best = candidate
             trial += 1
@@ -138,8 +141,9 @@ def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | Non
                 break
             if trials and trial >= trials:
                 break  # keeps the last trial's own reason: max_moves or stalled
-    return _result(puzzle, best, host, total_moves, chains, trial, time.perf_counter() - start,
-                   start - setup_start, backend.name, seed, stopped, schedule, keep_state)
+    seconds = time.perf_counter() - start
+    return _result(puzzle, best, backend.to_host(state) if keep_state else None, total_moves, chains, trial, seconds,
+                   start - setup_start, backend.name, seed, stopped, schedule)
 
 
 class _Run:
@@ -191,13 +195,14 @@ class _Run:
         return moves_done, "max_moves"
 
 
-def _best_of_trial(host, base):
-    """(cost, chain, moves it needed, configuration) of the trial's best chain."""
-    rows = np.arange(host.best_cost.shape[0])
-    lowest = host.best_cost.min()
-    candidates = rows[host.best_cost == lowest]
-    row = int(candidates[np.lexsort((candidates, host.best_move[candidates]))[0]])
-    return int(lowest), base + row, int(host.best_move[row]), host.best_config[row].astype(np.int16)
+def _best_of_trial(backend, state, base):
+    """(cost, chain, moves it needed, configuration) of the trial's best chain; fetches one row only."""
+    best_cost, best_move = backend.best(state)
+    rows = np.arange(best_cost.shape[0])
+    lowest = best_cost.min()
+    candidates = rows[best_cost == lowest]
+    row = int(candidates[np.lexsort((candidates, best_move[candidates]))[0]])
+    return int(lowest), base + row, int(best_move[row]), backend.best_config_row(state, row).astype(np.int16)
 
 
 def _next_chunk(chunk, launch_seconds, plateau_length, time_limit, elapsed):
@@ -213,7 +218,7 @@ def _next_chunk(chunk, launch_seconds, plateau_length, time_limit, elapsed):
 
 
 def _result(puzzle, best, host, total_moves, chains, trials, seconds, setup_seconds, backend_name, seed, stopped,
-            schedule, keep_state):
+            schedule):
     cost, chain, chain_moves, grid = best
     solved = cost == 0
     if solved:
@@ -224,7 +229,7 @@ def _result(puzzle, best, host, total_moves, chains, trials, seconds, setup_seco
     return Result(solved=solved, solution=grid if solved else None, best=grid, cost=cost, chain=chain,
                   chain_moves=chain_moves, moves=total_moves, proposals=total_moves * chains, seconds=seconds,
                   setup_seconds=setup_seconds, backend=backend_name, seed=seed, chains=chains, trials=trials,
-                  stopped=stopped, schedule=schedule.describe(), state=host if keep_state else None)
+                  stopped=stopped, schedule=schedule.describe(), state=host)
 
 
 def default_schedule(anneal_move):
