@@ -77,19 +77,24 @@ def build_parser() -> argparse.ArgumentParser:
                        help="64-bit seed; a run is a pure function of the seed and the options "
                             "(default: random, printed with the result)")
     solve.add_argument("--move", default=None,
-                       help="move set. sudoku: sirdey (the seed's: one free cell takes another digit; cost = "
-                            "conflicting peer pairs) or swap (Lewis 2007: boxes stay permutations, two free cells "
-                            "of a box swap; cost = digits missing from rows and columns). Default: sirdey")
+                       help="move set. sudoku: swap (default, Lewis 2007: boxes stay permutations, two free cells "
+                            "of a box swap; cost = digits missing from rows and columns) or sirdey (the seed's: one "
+                            "free cell takes another digit; cost = conflicting peer pairs)")
     law = solve.add_argument_group("temperature schedule")
-    law.add_argument("--schedule", choices=("sirdey", "geometric", "list"), default="sirdey",
-                     help="sirdey: the seed's law T0 = e_p, T_{k+1} = T_k / (1 + log(1+delta)/(e_p+1) T_k) down to "
-                          "T_f (252 million moves per chain for 9x9); geometric: T0 to T_end over --plateaus; "
-                          "list: the temperatures of --temperatures (default: sirdey)")
+    law.add_argument("--schedule", choices=("sirdey", "geometric", "list"), default="geometric",
+                     help="geometric (default, tuned by measurement): --t0 to --t-end over --plateaus; sirdey: the "
+                          "seed's law T0 = e_p, T_{k+1} = T_k / (1 + log(1+delta)/(e_p+1) T_k) down to T_f (252 "
+                          "million moves per chain for 9x9: the faithful mode); list: the temperatures of "
+                          "--temperatures")
     law.add_argument("--delta", type=_positive_float, default=None, help="sirdey: the law's delta (default 0.1)")
     law.add_argument("--t0", type=_positive_float, default=None,
-                     help="starting temperature (sirdey default: e_p = 810 for 9x9; geometric default: 1.0)")
-    law.add_argument("--t-end", type=_positive_float, default=None, help="geometric: final temperature (default 0.05)")
-    law.add_argument("--plateaus", type=_count, default=None, help="geometric: number of plateaus (default 5000)")
+                     help=f"starting temperature (geometric default: {runner.DEFAULT_T0}; sirdey default: e_p, "
+                          f"810 for 9x9 with move sirdey)")
+    law.add_argument("--t-end", type=_positive_float, default=None,
+                     help=f"geometric: final temperature (default {runner.DEFAULT_T_END})")
+    law.add_argument("--plateaus", type=_count, default=None,
+                     help=f"geometric: number of plateaus (default {runner.DEFAULT_PLATEAUS}: 324,000 moves per "
+                          f"chain for 9x9)")
     law.add_argument("--plateau-length", type=_count, default=None,
                      help="moves per plateau (default: the number of cells, as in the seed)")
     law.add_argument("--temperatures", default=None,
@@ -98,10 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     stop.add_argument("--max-moves", type=_count, default=None,
                       help="moves per chain at most (default: the schedule's length; past its end the last "
                            "temperature holds)")
-    stop.add_argument("--trials", type=_count, default=1,
+    stop.add_argument("--trials", type=_count, default=None,
                       help="restarts: when a trial ends unsolved, every chain is replaced by a fresh one (new chain "
                            "indices, so the run still replays from its seed) and the schedule starts again; 0 = until "
-                           "solved or --time-limit (default 1)")
+                           f"solved or --time-limit (default {runner.DEFAULT_TRIALS}; 1 with --no-early-stop)")
     stop.add_argument("--stall-plateaus", type=_count, default=None, metavar="N",
                       help="the seed's ad-hoc stop: end a trial once no chain has lowered its best cost for N "
                            "plateaus (the seed suggests 10000)")
@@ -192,10 +197,11 @@ def _schedule(args, anneal_move):
         return schedule.sirdey(max_cost=anneal_move.max_cost, log_states=anneal_move.log_states,
                                plateau_length=length, delta=0.1 if args.delta is None else args.delta, t0=args.t0)
     if args.schedule == "geometric":
-        plateaus = 5000 if args.plateaus is None else args.plateaus
+        plateaus = runner.DEFAULT_PLATEAUS if args.plateaus is None else args.plateaus
         if plateaus < 1:
             raise UsageError("--plateaus must be at least 1")
-        return schedule.geometric(t0=args.t0 or 1.0, t_end=0.05 if args.t_end is None else args.t_end,
+        return schedule.geometric(t0=args.t0 or runner.DEFAULT_T0,
+                                  t_end=runner.DEFAULT_T_END if args.t_end is None else args.t_end,
                                   plateaus=plateaus, plateau_length=length)
     if not args.temperatures:
         raise UsageError("--schedule list needs --temperatures")

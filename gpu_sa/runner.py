@@ -30,6 +30,11 @@ from . import schedule as schedule_module
 TARGET_CHUNK_SECONDS = 0.25
 MAX_CHUNK_PLATEAUS = 1 << 16  # bounds the acceptance table sent per launch
 DEFAULT_CHAINS = {"cuda": 1 << 14, "cpu": 256, "numpy": 64}
+# The tuned defaults, from bench/tts.py (bench/RESULTS.md): with move swap, a geometric schedule
+# 0.5 -> 0.05 over 4000 plateaus (324,000 moves per chain for 9x9) had the lowest or near-lowest
+# time to solution on the seed puzzles, forum_hardest and 17-clue samples; restarts cover the rest.
+DEFAULT_T0, DEFAULT_T_END, DEFAULT_PLATEAUS = 0.5, 0.05, 4000
+DEFAULT_TRIALS = 100
 
 
 @dataclass(frozen=True)
@@ -70,7 +75,7 @@ def default_seed() -> int:
 
 def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | None = None,
            seed: int | None = None, schedule: schedule_module.Schedule | None = None,
-           max_moves: int | None = None, trials: int = 1, stall_plateaus: int | None = None,
+           max_moves: int | None = None, trials: int | None = None, stall_plateaus: int | None = None,
            time_limit: float | None = None, early_stop: bool = True, chain_base: int = 0,
            progress: Callable[[Progress], None] | None = None, chunk_moves: int | None = None,
            keep_state: bool = False) -> Result:
@@ -79,7 +84,8 @@ def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | Non
     ``backend`` is a name from ``gpu_sa.backends.BACKENDS`` or a backend object.
     ``schedule`` defaults to ``default_schedule(puzzle)``; ``max_moves`` (per chain and trial)
     to its length. A trial runs every chain through the schedule; the next trial (up to
-    ``trials``, 0 = no limit) replaces every chain by a fresh one: trial g runs chain indices
+    ``trials``, 0 = no limit; default DEFAULT_TRIALS, or 1 without early stop or with zero
+    moves) replaces every chain by a fresh one: trial g runs chain indices
     chain_base + g * chains .. + chains - 1, so restarts replay like everything else.
     ``stall_plateaus`` is the seed's ad-hoc stop: a trial also ends once no chain has lowered
     its best cost for that many plateaus. ``chunk_moves`` fixes the chunk length instead of
@@ -97,6 +103,8 @@ def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | Non
     max_moves = schedule.total_moves if max_moves is None else max_moves
     if int(max_moves) != max_moves or max_moves < 0:
         raise ValueError(f"max_moves must be a non-negative integer, got {max_moves}")
+    if trials is None:
+        trials = DEFAULT_TRIALS if early_stop and max_moves > 0 else 1
     if isinstance(trials, bool) or int(trials) != trials or trials < 0:
         raise ValueError(f"trials must be a non-negative integer (0 = no limit), got {trials!r}")
     if stall_plateaus is not None:
@@ -233,7 +241,13 @@ def _result(puzzle, best, host, total_moves, chains, trials, seconds, setup_seco
 
 
 def default_schedule(anneal_move):
-    """Sirdey's law, as the seed states it, for this instance's size."""
+    """The tuned default: geometric DEFAULT_T0 -> DEFAULT_T_END over DEFAULT_PLATEAUS plateaus of one move per cell."""
+    return schedule_module.geometric(t0=DEFAULT_T0, t_end=DEFAULT_T_END, plateaus=DEFAULT_PLATEAUS,
+                                     plateau_length=anneal_move.plateau_length)
+
+
+def sirdey_schedule(anneal_move):
+    """Sirdey's law, as the seed states it, for this instance's size (the faithful mode)."""
     return schedule_module.sirdey(max_cost=anneal_move.max_cost, log_states=anneal_move.log_states,
                                   plateau_length=anneal_move.plateau_length)
 

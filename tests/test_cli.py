@@ -94,8 +94,8 @@ def test_bad_input_exits_2_with_one_line(text, message):
     (["-", "--max-moves", "1e400"], "expected a non-negative integer"),
     (["-", "--max-moves", "-5"], "expected a non-negative integer"),
     (["-", "--seed", "18446744073709551616"], "seed must be in [0, 2**64)"),
-    (["-", "--plateaus", "10"], "--plateaus applies to --schedule geometric, not sirdey"),
-    (["-", "--schedule", "geometric", "--delta", "0.2"], "--delta applies to --schedule sirdey"),
+    (["-", "--schedule", "sirdey", "--plateaus", "10"], "--plateaus applies to --schedule geometric, not sirdey"),
+    (["-", "--delta", "0.2"], "--delta applies to --schedule sirdey, not geometric"),
 ], ids=["missing-file", "list-without-temperatures", "bad-temperature", "zero-chains", "unknown-move",
         "zero-plateau-length", "huge-max-moves", "negative-max-moves", "seed-too-big", "plateaus-with-sirdey",
         "delta-with-geometric"])
@@ -113,13 +113,13 @@ def test_cuda_without_a_gpu_is_an_error_not_a_fallback():
 
 
 def test_cuda_backend_runs_in_the_simulator_from_the_command_line():
-    done = run_cli("solve", "-", "--backend", "cuda", "--chains", "2", "--max-moves", "40", "--json", "--seed", "4",
-                   stdin="1..4..1..1..4..1\n", env=cuda_env())
+    done = run_cli("solve", "-", "--backend", "cuda", "--chains", "2", "--max-moves", "40", "--trials", "1", "--json",
+                   "--seed", "4", stdin="1..4..1..1..4..1\n", env=cuda_env())
     assert done.returncode in (0, 1), done.stderr
     (record,) = _json_lines(done.stdout)
     assert record["backend"] == "cuda"
-    reference = run_cli("solve", "-", "--backend", "numpy", "--chains", "2", "--max-moves", "40", "--json",
-                        "--seed", "4", stdin="1..4..1..1..4..1\n")
+    reference = run_cli("solve", "-", "--backend", "numpy", "--chains", "2", "--max-moves", "40", "--trials", "1",
+                        "--json", "--seed", "4", stdin="1..4..1..1..4..1\n")
     (expected,) = _json_lines(reference.stdout)
     for key in ("solved", "cost", "chain", "best", "chain_moves"):
         assert record[key] == expected[key], key
@@ -160,7 +160,8 @@ def test_swap_move_from_the_command_line():
 
 def test_trials_restart_until_solved():
     # 4 chains of 60 plateaus rarely solve in one trial; seed 1 needs 7 (measured)
-    done = run_cli("solve", "-", "--backend", "cpu", "--chains", "4", "--schedule", "geometric", "--t0", "0.5",
+    done = run_cli("solve", "-", "--move", "sirdey", "--backend", "cpu", "--chains", "4", "--schedule", "geometric",
+                   "--t0", "0.5",
                    "--plateaus", "60", "--trials", "0", "--time-limit", "60", "--seed", "1", "--json",
                    stdin=EASY + "\n")
     (record,) = _json_lines(done.stdout)

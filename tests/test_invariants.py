@@ -85,7 +85,7 @@ def test_large_orders_keep_givens_and_exact_cost(order, move):
 def test_counts_match_a_recount(backend):
     """The incrementally kept counts equal a recount of the final grid."""
     puzzle, result = _run("order3", backend)
-    move = puzzle.move()
+    move = puzzle.move("sirdey")
     for row, grid in enumerate(result.state.config):
         counts = np.zeros(move.counts_size, dtype=np.int64)
         for cell, digit in enumerate(grid):
@@ -150,7 +150,7 @@ def test_seed_easy_puzzle_is_solved_by_the_numpy_reference():
     puzzle = parse(PUZZLES["order3"])[0]
     law = schedule.geometric(t0=0.5, t_end=0.05, plateaus=1000, plateau_length=81)
     # Pinned seed: with 32 chains this schedule solves the easy puzzle for most seeds.
-    result = runner.anneal(puzzle, backend="numpy", chains=32, seed=1, schedule=law)
+    result = runner.anneal(puzzle, move="sirdey", backend="numpy", chains=32, seed=1, schedule=law)
     assert result.solved and result.cost == 0 and result.stopped == "solved"
     assert puzzle.check(result.solution) == []
     assert result.moves >= result.chain_moves > 0
@@ -177,7 +177,8 @@ def test_trials_replace_every_chain_by_a_fresh_index(backend):
     law = schedule.geometric(t0=1.0, t_end=0.5, plateaus=5, plateau_length=20)
     restarted = runner.anneal(puzzle, backend=backend, chains=4, seed=2, schedule=law, trials=3, keep_state=True)
     assert restarted.trials == 3 and restarted.moves == 3 * 100 and restarted.proposals == 1200
-    last = runner.anneal(puzzle, backend=backend, chains=4, seed=2, schedule=law, chain_base=8, keep_state=True)
+    last = runner.anneal(puzzle, backend=backend, chains=4, seed=2, schedule=law, chain_base=8, trials=1,
+                         keep_state=True)
     for name in STATE_FIELDS:  # the third trial ran chains 8..11, as a run with chain_base 8 does
         np.testing.assert_array_equal(getattr(restarted.state, name), getattr(last.state, name))
     assert restarted.cost <= last.cost
@@ -186,7 +187,8 @@ def test_trials_replace_every_chain_by_a_fresh_index(backend):
 def test_unlimited_trials_until_solved_replay_from_the_seed():
     puzzle = parse(PUZZLES["order3"])[0]
     law = schedule.geometric(t0=0.5, t_end=0.05, plateaus=30, plateau_length=81)  # far too short for one trial
-    runs = [runner.anneal(puzzle, backend="cpu", chains=8, seed=4, schedule=law, trials=0, chunk_moves=chunk)
+    runs = [runner.anneal(puzzle, move="sirdey", backend="cpu", chains=8, seed=4, schedule=law, trials=0,
+                          chunk_moves=chunk)
             for chunk in (81, 1000)]
     assert all(r.solved for r in runs) and runs[0].trials > 1
     assert runs[0].chain == runs[1].chain and runs[0].trials == runs[1].trials
@@ -197,8 +199,8 @@ def test_unlimited_trials_until_solved_replay_from_the_seed():
 def test_stall_stop_is_exact_whatever_the_chunking(chunk):
     puzzle = parse(PUZZLES["order3_17"])[0]
     law = schedule.from_list([0.05], plateau_length=10)  # cold: chains get stuck fast
-    result = runner.anneal(puzzle, backend="numpy", chains=3, seed=6, schedule=law, max_moves=5000, stall_plateaus=4,
-                           chunk_moves=chunk, keep_state=True)
+    result = runner.anneal(puzzle, move="sirdey", backend="numpy", chains=3, seed=6, schedule=law, max_moves=5000,
+                           stall_plateaus=4, trials=1, chunk_moves=chunk, keep_state=True)
     assert result.stopped == "stalled" and result.moves < 5000
     assert result.moves == int(result.state.best_move.max()) + 40  # exactly 4 plateaus after the last improvement
 

@@ -5,13 +5,13 @@ import pytest
 
 from gpu_sa import schedule
 from gpu_sa.puzzles.sudoku import parse
-from gpu_sa.runner import default_schedule
+from gpu_sa.runner import default_schedule, sirdey_schedule
 
 EASY = "..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.19326....3.862.."
 
 
 def test_sirdey_law_reproduces_the_seed_numbers_for_9x9():
-    law = default_schedule(parse(EASY)[0].move())
+    law = sirdey_schedule(parse(EASY)[0].move("sirdey"))
     assert law.max_cost == 810 and law.t0 == 810 and law.delta == 0.1 and law.plateau_length == 81
     assert law.t_final == pytest.approx(0.00273852, abs=5e-9)
     # "about 3.1 million plateaus, 252 million moves for a full trial"
@@ -34,7 +34,7 @@ def test_sirdey_closed_form_equals_the_recurrence():
 def test_sirdey_generalises_to_order_n(order):
     side = order * order
     cells = side * side
-    law = default_schedule(parse(_empty_numbers(side))[0].move())
+    law = sirdey_schedule(parse(_empty_numbers(side))[0].move("sirdey"))
     assert law.max_cost == cells * (3 * side - 2 * order - 1) / 2
     assert law.t_final == pytest.approx(0.5 / (cells * math.log(side) - math.log(0.01)))
     assert law.plateau_length == cells
@@ -42,6 +42,17 @@ def test_sirdey_generalises_to_order_n(order):
 
 def _empty_numbers(side):
     return "\n".join(" ".join("0" for _ in range(side)) for _ in range(side))
+
+
+def test_swap_move_has_its_own_sirdey_constants():
+    law = sirdey_schedule(parse(EASY)[0].move("swap"))
+    assert law.max_cost == 2 * 9 * (9 - 3) and law.plateau_length == 81
+
+
+def test_default_schedule_is_the_measured_geometric_law():
+    law = default_schedule(parse(EASY)[0].move())
+    assert law.describe() == "geometric: T0=0.5, T_end=0.05, 4000 plateaus of 81 moves"
+    assert law.total_moves == 324_000
 
 
 def test_geometric_law_endpoints():

@@ -26,7 +26,7 @@ from .geometry import geometry
 
 KIND = "sudoku"
 MOVES = ("sirdey", "swap")
-DEFAULT_MOVE = "sirdey"
+DEFAULT_MOVE = "swap"  # measured: bench/RESULTS.md, time to solution
 OUTPUT_FORMATS = FORMATS + ("pretty",)
 
 
