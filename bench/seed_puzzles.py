@@ -1,8 +1,12 @@
-"""Wall time to solve the three puzzles of the seeds (seed 003's annex), per backend and schedule.
+"""Wall time to solve the three puzzles of the seeds (seed 003's annex): tuned vs faithful.
 
-    python bench/seed_puzzles.py [--backend auto] [--chains N] [--schedule sirdey|geometric]
-                                 [--time-limit S] [--seed S] [--json]
+    python bench/seed_puzzles.py [--backend auto] [--chains N] [--seed S] [--time-limit S] [--json]
 
+Two modes per puzzle, in the same run:
+  tuned     the package's defaults: move swap, geometric 0.5 -> 0.05 over 4000 plateaus,
+            up to 100 trials (restarts)
+  faithful  the seed's algorithm: move sirdey, Sirdey's law (T0 = e_p, delta = 0.1, down to
+            T_f = 0.00273852: 252 million moves per chain), one trial
 Every solution is checked by the independent validator (the runner refuses to report an
 unvalidated one). Times exclude compilation (reported as setup).
 """
@@ -13,42 +17,47 @@ import json
 
 from common import ROOT, environment, print_header, print_table
 
-from gpu_sa import runner, schedule
+from gpu_sa import runner
 from gpu_sa.puzzles.sudoku import parse
+
+MODES = {
+    "tuned": lambda puzzle: dict(move=None, schedule=None, trials=None),
+    "faithful": lambda puzzle: dict(move="sirdey", schedule=runner.sirdey_schedule(puzzle.move("sirdey")), trials=1),
+}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="auto")
     parser.add_argument("--chains", type=int, default=None)
-    parser.add_argument("--schedule", choices=("sirdey", "geometric"), default="sirdey")
-    parser.add_argument("--t0", type=float, default=0.5, help="geometric: T0 (default 0.5)")
-    parser.add_argument("--plateaus", type=int, default=5000, help="geometric: plateaus (default 5000)")
-    parser.add_argument("--time-limit", type=float, default=300.0, help="per puzzle (default 300 s)")
+    parser.add_argument("--modes", default="tuned,faithful")
+    parser.add_argument("--time-limit", type=float, default=300.0, help="per puzzle and mode (default 300 s)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     puzzles = parse((ROOT / "tests" / "data" / "seed_puzzles.txt").read_text(), "seed_puzzles.txt")
     names = ["leleux_easy", "leleux_very_hard", "leleux_17_clues"]
     info = environment()
-    print_header(f"seed puzzles: schedule {args.schedule}, backend {args.backend}, seed {args.seed}", info)
+    print_header(f"seed puzzles: backend {args.backend}, seed {args.seed}, time limit {args.time_limit} s", info)
     rows = []
     for name, puzzle in zip(names, puzzles):
-        law = None if args.schedule == "sirdey" else schedule.geometric(
-            t0=args.t0, t_end=0.05, plateaus=args.plateaus, plateau_length=81)
-        result = runner.anneal(puzzle, backend=args.backend, chains=args.chains, seed=args.seed, schedule=law,
-                               time_limit=args.time_limit)
-        rows.append(dict(puzzle=name, backend=result.backend, chains=result.chains, solved=result.solved,
-                         cost=result.cost, seconds=result.seconds, setup_seconds=result.setup_seconds,
-                         chain_moves=result.chain_moves, moves=result.moves, proposals=result.proposals,
-                         stopped=result.stopped))
-    print_table(["puzzle", "backend", "chains", "solved", "cost", "seconds", "setup s", "moves of solver",
-                 "moves/chain", "proposals"],
-                [[r["puzzle"], r["backend"], r["chains"], r["solved"], r["cost"], r["seconds"], r["setup_seconds"],
-                  r["chain_moves"], r["moves"], r["proposals"]] for r in rows])
+        for mode in args.modes.split(","):
+            result = runner.anneal(puzzle, backend=args.backend, chains=args.chains, seed=args.seed,
+                                   time_limit=args.time_limit, **MODES[mode](puzzle))
+            rows.append(dict(puzzle=name, mode=mode, backend=result.backend, chains=result.chains,
+                             solved=result.solved, cost=result.cost, seconds=result.seconds,
+                             setup_seconds=result.setup_seconds, trials=result.trials,
+                             chain_moves=result.chain_moves, moves=result.moves, proposals=result.proposals))
+    tuned = {r["puzzle"]: r["seconds"] for r in rows if r["mode"] == "tuned" and r["solved"]}
+    print_table(["puzzle", "mode", "backend", "chains", "solved", "cost", "seconds", "setup s", "trials",
+                 "moves of solver", "moves/slot", "proposals", "x tuned time"],
+                [[r["puzzle"], r["mode"], r["backend"], r["chains"], r["solved"], r["cost"], r["seconds"],
+                  r["setup_seconds"], r["trials"], r["chain_moves"], r["moves"], r["proposals"],
+                  f"{r['seconds'] / tuned[r['puzzle']]:.0f}" if r["puzzle"] in tuned and r["solved"] else "-"]
+                 for r in rows])
     if args.json:
         for r in rows:
-            print(json.dumps({**r, "schedule": args.schedule, "commit": info["commit"], "gpu": info["gpu"]}))
+            print(json.dumps({**r, "commit": info["commit"], "gpu": info["gpu"]}))
 
 
 if __name__ == "__main__":
