@@ -4,10 +4,13 @@
     >>> puzzle = gpu_sa.parse(open("examples/seed_easy.txt").read())[0]
     >>> result = gpu_sa.anneal(puzzle, backend="cpu", chains=256, seed=1)
     >>> result.solved, puzzle.write(result.solution, "line")
+
+See README.md for the command line and the algorithms.
 """
 __version__ = "0.1.0"
 
 from .puzzles.sudoku import PuzzleError, Sudoku, parse  # noqa: E402
-from .runner import Result, anneal  # noqa: E402
+from .runner import Result, anneal, default_schedule, sirdey_schedule  # noqa: E402
 
-__all__ = ["anneal", "parse", "Result", "Sudoku", "PuzzleError", "__version__"]
+__all__ = ["anneal", "parse", "Result", "Sudoku", "PuzzleError", "default_schedule", "sirdey_schedule",
+           "__version__"]
