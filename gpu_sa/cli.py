@@ -2,6 +2,9 @@
 
     gpu-sa solve PUZZLE_FILE|-   anneal every puzzle of the file (or standard input)
     gpu-sa exact PUZZLE_FILE|-   solve and count solutions exactly (seed 002's solver)
+    gpu-sa generate --count N    full valid grids (seed 003)
+    gpu-sa minimize GRID_FILE|-  puzzles with few givens and a unique solution (seed 003)
+    gpu-sa puzzle --count N      generate + minimize
 
 Exit status: 0 every puzzle solved; 1 some puzzle not solved within the budget;
 2 bad input or usage (one line on stderr); 130 interrupted by Ctrl-C (the best state
@@ -150,14 +153,78 @@ def build_parser() -> argparse.ArgumentParser:
                             "solution (the first, in the input's format, or null), nodes, seconds, gave_up")
     exact.add_argument("--output-format", choices=("same", "pretty", "line", "grid", "numbers"), default=None,
                        help="how the solution is written (default: pretty; with --json, same as the input)")
+
+    generate = commands.add_parser(
+        "generate", help="generate distinct full valid grids (seed 003)",
+        description="Generate COUNT distinct full valid grids, each given a uniformly random symmetry (digit "
+                    "relabelling, band/stack and row/column permutations, transposition). Methods: anneal (the "
+                    "batch annealer from an empty grid: one grid per solved chain), backtrack (the exact solver "
+                    "with a random digit order), swaps (the seed's random swaps keeping only improvements: move "
+                    "swap at zero temperature, restarted).")
+    generate.add_argument("--count", type=_count, required=True, help="number of grids")
+    _generation_options(generate)
+    generate.add_argument("--json", action="store_true", help="one JSON object per grid: index, grid, seed, method")
+
+    minimize = commands.add_parser(
+        "minimize", help="empty full grids to puzzles with few givens and a unique solution (seed 003)",
+        description="For every full grid of GRID_FILE ('-' = standard input), find a puzzle with as few givens as "
+                    "the method reaches whose only solution is that grid (proved by the exact solver). anneal: the "
+                    "seed's scheme (a given is removed when the puzzle stays unique; an empty cell gets its digit "
+                    "back with probability exp(-1/T), T falling linearly from --t0 to --t-end). greedy: one pass "
+                    "over the givens in random order. Grids run in parallel on every core.")
+    minimize.add_argument("grid_file", metavar="GRID_FILE", help="file of full grids, or '-' for standard input")
+    minimize.add_argument("--format", dest="input_format", choices=("auto", "line", "grid", "numbers"),
+                          default="auto", help="input format (default: auto-detect)")
+    _minimize_options(minimize, "--method")
+    minimize.add_argument("--seed", type=_count, default=None, help="64-bit seed (default: random, printed)")
+    minimize.add_argument("--json", action="store_true",
+                          help="one JSON object per grid: puzzle (input's format), givens, unique, source")
+
+    puzzle = commands.add_parser(
+        "puzzle", help="generate puzzles: generate + minimize, keeping those with at most --givens-max givens",
+        description="Generate grids and minimise them until COUNT puzzles have at most --givens-max givens.")
+    puzzle.add_argument("--count", type=_count, required=True, help="number of puzzles")
+    puzzle.add_argument("--givens-max", type=_count, default=None,
+                        help="keep only puzzles with at most this many givens (default: keep all)")
+    puzzle.add_argument("--max-grids", type=_count, default=None,
+                        help="give up after minimising this many grids (default: 50 x COUNT)")
+    _generation_options(puzzle)
+    _minimize_options(puzzle, "--minimize-method")
+    puzzle.add_argument("--json", action="store_true", help="one JSON object per puzzle: puzzle, givens, solution")
     return parser
+
+
+def _generation_options(command):
+    from .puzzles.sudoku import generate
+
+    command.add_argument("--order", type=_count, default=3, help="box side n: grids of n^2 x n^2 (default 3)")
+    command.add_argument("--method", dest="grid_method", choices=generate.METHODS, default="anneal",
+                         help="how grids are made (default: anneal)")
+    command.add_argument("--seed", type=_count, default=None, help="64-bit seed (default: random, printed)")
+    command.add_argument("--backend", choices=backends.BACKENDS, default="auto",
+                         help="where the anneal and swaps methods run (default: auto)")
+    command.add_argument("--chains", type=_count, default=None, help="chains per annealing launch")
+    command.add_argument("--output-format", choices=("line", "grid", "numbers"), default=None,
+                         help="line (default; numbers for orders above 5), grid or numbers")
+
+
+def _minimize_options(command, flag):
+    from .puzzles.sudoku import generate
+
+    command.add_argument(flag, dest="minimize_method", choices=generate.MINIMIZE_METHODS, default="anneal",
+                         help="how givens are removed: anneal (default, the seed's scheme) or greedy (one pass)")
+    command.add_argument("--iterations", type=_count, default=generate.DEFAULT_ITERATIONS,
+                         help=f"anneal: steps per grid (default {generate.DEFAULT_ITERATIONS:,})")
+    command.add_argument("--t0", type=_positive_float, default=1.0, help="anneal: first temperature (default 1.0)")
+    command.add_argument("--t-end", type=_positive_float, default=0.15, help="anneal: last temperature (default 0.15)")
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return _solve(args) if args.command == "solve" else _exact(args)
+        return {"solve": _solve, "exact": _exact, "generate": _generate, "minimize": _minimize,
+                "puzzle": _puzzle}[args.command](args)
     except (UsageError, PuzzleError, ValueError, backends.BackendUnavailable) as error:
         print(f"gpu-sa: error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -335,6 +402,102 @@ def _report(puzzle, result, args, unique=None):
         print({True: "the solution is unique", False: "the puzzle has other solutions too",
                None: "uniqueness unknown: the exact search gave up"}[unique])
     print(puzzle.write(grid, fmt), flush=True)
+
+
+def _grid_format(args, order):
+    fmt = args.output_format or "line"
+    return "numbers" if fmt in ("line", "grid") and order > 5 else fmt
+
+
+def _print_grid_text(text, fmt):
+    print(text if fmt == "line" else text + "\n", flush=True)
+
+
+def _seed_or_random(args, quiet=False):
+    seed = runner.default_seed() if args.seed is None else args.seed
+    if args.seed is None and not quiet:
+        print(f"gpu-sa: seed {seed}", file=sys.stderr)
+    return seed
+
+
+def _generate(args):
+    from .puzzles.sudoku import generate
+    from .puzzles.sudoku.geometry import MAX_ORDER, MIN_ORDER
+
+    if not MIN_ORDER <= args.order <= MAX_ORDER:
+        raise UsageError(f"--order must be in {MIN_ORDER}..{MAX_ORDER}")
+    if args.count < 1:
+        raise UsageError("--count must be at least 1")
+    seed = _seed_or_random(args, quiet=args.json)
+    made = generate.grids(args.count, order=args.order, method=args.grid_method, seed=seed, backend=args.backend,
+                          chains=args.chains)
+    fmt = _grid_format(args, args.order)
+    for index, grid in enumerate(made):
+        text = generate.describe(grid, args.order, fmt)
+        if args.json:
+            print(json.dumps({"index": index, "grid": text, "seed": seed, "method": args.grid_method}), flush=True)
+        else:
+            _print_grid_text(text, fmt)
+    return EXIT_SOLVED
+
+
+def _minimize(args):
+    from .puzzles.sudoku import generate
+
+    text, source = _read_input(args.grid_file)
+    grids = puzzle_module("sudoku").parse(text, source, args.input_format)
+    for grid in grids:
+        if (grid.givens < 0).any() or grid.check(grid.givens):
+            raise UsageError(f"{grid.label}: not a full valid grid (minimize needs solved grids)")
+    if len({g.order for g in grids}) > 1:
+        raise UsageError("every grid of one call must have the same order")
+    seed = _seed_or_random(args, quiet=args.json)
+    results = generate.minimize([g.givens for g in grids], grids[0].order, method=args.minimize_method, seed=seed,
+                                iterations=args.iterations, t0=args.t0, t_end=args.t_end)
+    for grid, result in zip(grids, results):
+        if not result.unique:
+            raise RuntimeError(f"internal error: {grid.label}: minimised puzzle is not unique")
+        text = grid.write(result.puzzle)
+        if args.json:
+            print(json.dumps({"source": grid.label, "puzzle": text, "givens": result.givens, "unique": True,
+                              "seed": seed, "method": args.minimize_method}), flush=True)
+        else:
+            print(f"# {grid.label}: {result.givens} givens, unique")
+            _print_grid_text(text, grid.fmt)
+    return EXIT_SOLVED
+
+
+def _puzzle(args):
+    from .puzzles.sudoku import generate
+
+    if args.count < 1:
+        raise UsageError("--count must be at least 1")
+    seed = _seed_or_random(args, quiet=args.json)
+    limit = args.max_grids or 50 * args.count
+    kept, tried, batch = [], 0, max(args.count, 8)
+    while len(kept) < args.count and tried < limit:
+        size = min(batch, limit - tried)
+        made = generate.grids(tried + size, order=args.order, method=args.grid_method, seed=seed,
+                              backend=args.backend, chains=args.chains)[tried:]
+        results = generate.minimize(made, args.order, method=args.minimize_method, seed=seed + tried,
+                                    iterations=args.iterations, t0=args.t0, t_end=args.t_end)
+        tried += size
+        for grid, result in zip(made, results):
+            if result.unique and (args.givens_max is None or result.givens <= args.givens_max):
+                kept.append((grid, result))
+    fmt = _grid_format(args, args.order)
+    for grid, result in kept[:args.count]:
+        text = generate.describe(result.puzzle, args.order, fmt)
+        if args.json:
+            print(json.dumps({"puzzle": text, "givens": result.givens, "solution": generate.describe(
+                grid, args.order, fmt), "seed": seed}), flush=True)
+        else:
+            _print_grid_text(text, fmt)
+    if len(kept) < args.count:
+        print(f"gpu-sa: only {len(kept)} puzzles with at most {args.givens_max} givens after {tried} grids",
+              file=sys.stderr)
+        return EXIT_UNSOLVED
+    return EXIT_SOLVED
 
 
 def _exact(args):

@@ -197,9 +197,32 @@ def _fewest_candidates(cand, placed):
     return best
 
 
+@numba.njit(cache=True, inline="always")
+def _mix(x):
+    """splitmix64's finaliser: a well-spread 64-bit hash, for the shuffled branching order."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@numba.njit(cache=True, inline="always")
+def _branch_bit(rest, shuffle, nodes):
+    """The digit to try next: the lowest remaining one, or with ``shuffle`` != 0 a pseudo-random one."""
+    if shuffle == ZERO:
+        return rest & (~rest + ONE)
+    skip = _mix(shuffle + np.uint64(nodes) * np.uint64(0x9E3779B97F4A7C15)) % _popcount(rest)
+    for _ in range(skip):
+        rest &= rest - ONE
+    return rest & (~rest + ONE)
+
+
 @numba.njit(cache=True)
-def search(cand0, peers, units, cell_units, full, limit, max_nodes, solution):
-    """(solutions found (<= limit), nodes, gave_up); the first solution's masks go to ``solution``."""
+def search(cand0, peers, units, cell_units, full, limit, max_nodes, solution, shuffle=ZERO):
+    """(solutions found (<= limit), nodes, gave_up); the first solution's masks go to ``solution``.
+
+    ``shuffle`` = 0 tries digits in increasing order; another value tries them in an order
+    drawn from it (randomised backtracking, for generating grids), still deterministic.
+    """
     cells = cand0.shape[0]
     cand = np.empty((cells + 1, cells), dtype=np.uint64)
     placed = np.zeros((cells + 1, cells), dtype=np.uint8)
@@ -226,7 +249,7 @@ def search(cand0, peers, units, cell_units, full, limit, max_nodes, solution):
         if rest == ZERO:
             depth -= 1
             continue
-        bit = rest & (~rest + ONE)
+        bit = _branch_bit(rest, shuffle, nodes)
         branch_rest[depth] = rest & ~bit
         nodes += 1
         if nodes > max_nodes:
