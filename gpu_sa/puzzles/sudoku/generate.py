@@ -198,7 +198,7 @@ class Minimized:
     unique: bool  # proved by the exact solver after the search
 
 
-DEFAULT_ITERATIONS = 10_000
+DEFAULT_ITERATIONS = 100_000  # bench/generate.py: median 21 givens over 100 grids, 0.28 s each on 2 cores
 MAX_NODES = 200_000
 
 
