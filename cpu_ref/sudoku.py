@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng
+from .chains import record_accepted
 
 
 def _union_counts(counts, rows, offsets, digits):
@@ -62,9 +63,4 @@ def advance_chains(chain_base, seed, givens, free_cells, unit_offsets, n_values,
         # Each chain's five slots lie in five different sections, so no index repeats.
         state.counts[taken[:, None], offsets[taken] + old[taken, None]] -= np.uint8(1)
         state.counts[taken[:, None], offsets[taken] + new[taken, None]] += np.uint8(1)
-        state.cost[taken] += delta[taken].astype(state.cost.dtype)
-        state.accepted[taken] += np.uint64(1)
-        improved = taken[state.cost[taken] < state.best_cost[taken]]
-        state.best_cost[improved] = state.cost[improved]
-        state.best_config[improved] = state.config[improved]
-        state.best_move[improved] = move + 1
+        record_accepted(state, taken, delta, move)

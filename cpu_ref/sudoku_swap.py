@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng
+from .chains import record_accepted
 
 
 def init_chains(chain_base, seed, givens, movable, boxes, n_values, state):
@@ -92,9 +93,4 @@ def advance_chains(chain_base, seed, givens, movable, boxes, n_values,
             counts[t, base_a[t] + y[t]] += np.uint8(1)
             counts[t, base_c[t] + y[t]] -= np.uint8(1)
             counts[t, base_c[t] + x[t]] += np.uint8(1)
-        state.cost[taken] += delta[taken].astype(state.cost.dtype)
-        state.accepted[taken] += np.uint64(1)
-        improved = taken[state.cost[taken] < state.best_cost[taken]]
-        state.best_cost[improved] = state.cost[improved]
-        state.best_config[improved] = state.config[improved]
-        state.best_move[improved] = move + 1
+        record_accepted(state, taken, delta, move)
