@@ -20,13 +20,15 @@ from ... import kernels, rng
 
 SHIFT32 = np.uint64(32)
 TAG_INIT = rng.TAG_INIT
+TAG_MOVE = rng.TAG_MOVE
 ZERO32 = np.uint32(0)
 
 
 def build(target):
-    """(start_chain, try_move) compiled for ``target``; see ``gpu_sa.kernels``."""
+    """(start_chain, advance_chain) compiled for ``target``; see ``gpu_sa.kernels``."""
     jit = kernels.device_decorator(target)
     philox = rng.compiled(target)
+    keep_best = kernels.keep_best(target)
 
     @jit
     def union_count(counts, row, unit_offsets, cell, digit):
@@ -65,20 +67,45 @@ def build(target):
         return total
 
     @jit
-    def try_move(row, words, threshold, givens, free_cells, unit_offsets, n_values, config, counts):
-        w0, w1, w2, w3 = words
-        cell = free_cells[np.int64((np.uint64(w0) * np.uint64(free_cells.shape[0])) >> SHIFT32)]
-        old = int(config[row, cell])
-        new = np.int64((np.uint64(w1) * np.uint64(n_values - 1)) >> SHIFT32)
-        if new >= old:
-            new += 1
-        delta = union_count(counts, row, unit_offsets, cell, new) - (
-            union_count(counts, row, unit_offsets, cell, old) - 1)
-        if delta > 0 and w2 >= threshold[delta]:
-            return False, delta
-        config[row, cell] = new
-        add_count(counts, row, unit_offsets, cell, old, -1)
-        add_count(counts, row, unit_offsets, cell, new, 1)
-        return True, delta
+    def advance_chain(row, chain, key0, key1, givens, free_cells, unit_offsets, n_values,
+                      move_begin, move_end, plateau_begin, plateau_length, thresholds,
+                      config, counts, cost, accepted, best_cost, best_config, best_move):
+        n_free = np.uint64(free_cells.shape[0])
+        other_values = np.uint64(n_values - 1)
+        chain_word = np.uint32(chain)
+        current = int(cost[row])
+        best = int(best_cost[row])
+        n_accepted = accepted[row]
+        plateau = move_begin // plateau_length
+        in_plateau = move_begin - plateau * plateau_length
+        plateau -= plateau_begin
+        move = move_begin
+        while move < move_end:
+            w0, w1, w2, w3 = philox(np.uint32(move & 0xFFFFFFFF), np.uint32(move >> 32), chain_word,
+                                    TAG_MOVE, key0, key1)
+            cell = free_cells[np.int64((np.uint64(w0) * n_free) >> SHIFT32)]
+            old = int(config[row, cell])
+            new = np.int64((np.uint64(w1) * other_values) >> SHIFT32)
+            if new >= old:
+                new += 1
+            delta = union_count(counts, row, unit_offsets, cell, new) - (
+                union_count(counts, row, unit_offsets, cell, old) - 1)
+            if delta <= 0 or w2 < thresholds[plateau, delta]:
+                config[row, cell] = new
+                add_count(counts, row, unit_offsets, cell, old, -1)
+                add_count(counts, row, unit_offsets, cell, new, 1)
+                current += delta
+                n_accepted += 1
+                if current < best:
+                    best = current
+                    keep_best(row, move, config, best_config, best_move)
+            move += 1
+            in_plateau += 1
+            if in_plateau == plateau_length:
+                in_plateau = 0
+                plateau += 1
+        cost[row] = current
+        best_cost[row] = best
+        accepted[row] = n_accepted
 
-    return start_chain, try_move
+    return start_chain, advance_chain

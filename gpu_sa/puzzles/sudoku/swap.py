@@ -32,6 +32,7 @@ from ... import kernels, rng
 
 SHIFT32 = np.uint64(32)
 TAG_INIT = rng.TAG_INIT
+TAG_MOVE = rng.TAG_MOVE
 ZERO32 = np.uint32(0)
 MAX_DELTA = 4
 
@@ -58,9 +59,10 @@ def max_cost(order: int) -> int:
 
 
 def build(target):
-    """(start_chain, try_move) compiled for ``target``; see ``gpu_sa.kernels``."""
+    """(start_chain, advance_chain) compiled for ``target``; see ``gpu_sa.kernels``."""
     jit = kernels.device_decorator(target)
     philox = rng.compiled(target)
+    keep_best = kernels.keep_best(target)
 
     @jit
     def unit_change(counts, row, slot_base, removed, added):
@@ -119,40 +121,63 @@ def build(target):
         return total
 
     @jit
-    def try_move(row, words, threshold, givens, movable, boxes, n_values, config, counts):
-        w0, w1, w2, w3 = words
-        b = np.int64((np.uint64(w0) * np.uint64(movable.shape[0])) >> SHIFT32)
-        k = movable[b, 0]
-        i = np.int64((np.uint64(w1) * np.uint64(k)) >> SHIFT32)
-        j = np.int64((np.uint64(w2) * np.uint64(k - 1)) >> SHIFT32)
-        if j >= i:
-            j += 1
-        a = movable[b, 1 + i]
-        c = movable[b, 1 + j]
-        x = int(config[row, a])
-        y = int(config[row, c])
-        row_a = a // n_values
-        row_c = c // n_values
-        # slot bases: rows first, then columns (see the module docstring)
-        column_a = (n_values + a - row_a * n_values) * n_values
-        column_c = (n_values + c - row_c * n_values) * n_values
-        row_a *= n_values
-        row_c *= n_values
-        delta = 0
-        if row_a != row_c:
-            delta += unit_change(counts, row, row_a, x, y) + unit_change(counts, row, row_c, y, x)
-        if column_a != column_c:
-            delta += unit_change(counts, row, column_a, x, y) + unit_change(counts, row, column_c, y, x)
-        if delta > 0 and w3 >= threshold[delta]:
-            return False, delta
-        config[row, a] = y
-        config[row, c] = x
-        if row_a != row_c:
-            move_digit(counts, row, row_a, x, y)
-            move_digit(counts, row, row_c, y, x)
-        if column_a != column_c:
-            move_digit(counts, row, column_a, x, y)
-            move_digit(counts, row, column_c, y, x)
-        return True, delta
+    def advance_chain(row, chain, key0, key1, givens, movable, boxes, n_values,
+                      move_begin, move_end, plateau_begin, plateau_length, thresholds,
+                      config, counts, cost, accepted, best_cost, best_config, best_move):
+        n_movable = np.uint64(movable.shape[0])
+        columns_base = n_values * n_values
+        chain_word = np.uint32(chain)
+        current = int(cost[row])
+        best = int(best_cost[row])
+        n_accepted = accepted[row]
+        plateau = move_begin // plateau_length
+        in_plateau = move_begin - plateau * plateau_length
+        plateau -= plateau_begin
+        move = move_begin
+        while move < move_end:
+            w0, w1, w2, w3 = philox(np.uint32(move & 0xFFFFFFFF), np.uint32(move >> 32), chain_word,
+                                    TAG_MOVE, key0, key1)
+            b = np.int64((np.uint64(w0) * n_movable) >> SHIFT32)
+            k = movable[b, 0]
+            i = np.int64((np.uint64(w1) * np.uint64(k)) >> SHIFT32)
+            j = np.int64((np.uint64(w2) * np.uint64(k - 1)) >> SHIFT32)
+            if j >= i:
+                j += 1
+            a = movable[b, 1 + i]
+            c = movable[b, 1 + j]
+            x = int(config[row, a])
+            y = int(config[row, c])
+            row_a = a // n_values
+            row_c = c // n_values
+            column_a = a - row_a * n_values
+            column_c = c - row_c * n_values
+            delta = 0
+            if row_a != row_c:
+                delta += unit_change(counts, row, row_a * n_values, x, y) + unit_change(counts, row, row_c * n_values, y, x)
+            if column_a != column_c:
+                delta += (unit_change(counts, row, columns_base + column_a * n_values, x, y)
+                          + unit_change(counts, row, columns_base + column_c * n_values, y, x))
+            if delta <= 0 or w3 < thresholds[plateau, delta]:
+                config[row, a] = y
+                config[row, c] = x
+                if row_a != row_c:
+                    move_digit(counts, row, row_a * n_values, x, y)
+                    move_digit(counts, row, row_c * n_values, y, x)
+                if column_a != column_c:
+                    move_digit(counts, row, columns_base + column_a * n_values, x, y)
+                    move_digit(counts, row, columns_base + column_c * n_values, y, x)
+                current += delta
+                n_accepted += 1
+                if current < best:
+                    best = current
+                    keep_best(row, move, config, best_config, best_move)
+            move += 1
+            in_plateau += 1
+            if in_plateau == plateau_length:
+                in_plateau = 0
+                plateau += 1
+        cost[row] = current
+        best_cost[row] = best
+        accepted[row] = n_accepted
 
-    return start_chain, try_move
+    return start_chain, advance_chain
