@@ -39,28 +39,30 @@ TAG_MOVE = np.uint32(0x4D4F5645)
 
 def philox4x32_10(c0, c1, c2, c3, k0, k1):
     """Return the four uint32 output words for counter (c0..c3) and key (k0, k1)."""
-    x0 = np.uint64(c0)
-    x1 = np.uint64(c1)
-    x2 = np.uint64(c2)
-    x3 = np.uint64(c3)
-    key0 = np.uint64(k0)
-    key1 = np.uint64(k1)
+    # The state stays uint32 between rounds and each product is uint64(x) * M: the widening of a
+    # 32-bit value is explicit, so NVVM emits mul.wide.u32 and 32-bit logic instead of emulated
+    # 64-bit multiplies (bench/NOTES.md); on the CPU and in the simulator it is the same arithmetic.
+    x0 = np.uint32(c0)
+    x1 = np.uint32(c1)
+    x2 = np.uint32(c2)
+    x3 = np.uint32(c3)
+    key0 = np.uint32(k0)
+    key1 = np.uint32(k1)
     for _ in range(PHILOX_ROUNDS):
-        # 32x32 -> 64-bit products: both factors are < 2**32, so uint64 never wraps.
-        product0 = PHILOX_M0 * x0
-        product1 = PHILOX_M1 * x2
-        hi0 = product0 >> SHIFT32
-        lo0 = product0 & MASK32
-        hi1 = product1 >> SHIFT32
-        lo1 = product1 & MASK32
-        x0 = hi1 ^ x1 ^ key0
+        product0 = PHILOX_M0 * np.uint64(x0)  # < 2**64: never wraps
+        product1 = PHILOX_M1 * np.uint64(x2)
+        hi0 = np.uint32(product0 >> SHIFT32)
+        lo0 = np.uint32(product0 & MASK32)
+        hi1 = np.uint32(product1 >> SHIFT32)
+        lo1 = np.uint32(product1 & MASK32)
+        x0 = np.uint32(hi1 ^ x1 ^ key0)
         x1 = lo1
-        x2 = hi0 ^ x3 ^ key1
+        x2 = np.uint32(hi0 ^ x3 ^ key1)
         x3 = lo0
         # The key bump after the last round is never used; doing it keeps the loop simple.
-        key0 = (key0 + PHILOX_W0) & MASK32
-        key1 = (key1 + PHILOX_W1) & MASK32
-    return np.uint32(x0), np.uint32(x1), np.uint32(x2), np.uint32(x3)
+        key0 = np.uint32((np.uint64(key0) + PHILOX_W0) & MASK32)
+        key1 = np.uint32((np.uint64(key1) + PHILOX_W1) & MASK32)
+    return x0, x1, x2, x3
 
 
 def split_seed(seed: int) -> tuple[np.uint32, np.uint32]:
