@@ -1,7 +1,6 @@
 """Shared pieces of the benchmarks: the environment header and table printing."""
 from __future__ import annotations
 
-import os
 import platform
 import subprocess
 import sys

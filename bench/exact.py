@@ -71,7 +71,7 @@ def main():
         rows.append(dict(set=name, puzzles=len(puzzles), nodes_per_puzzle=sum(r.nodes for r in results) / len(puzzles),
                          numba_best=best, numba_median=median, python=python_rate, python_sample=len(sample),
                          speedup=median / python_rate))
-    print(f"# verify: every answer unique and accepted by the validator; Python baseline agrees on samples")
+    print("# verify: every answer unique and accepted by the validator; Python baseline agrees on samples")
     print_table(["set", "puzzles", "nodes/puzzle", "numba best /s", "numba median /s", "python /s (sample)",
                  "median / python"],
                 [[r["set"], r["puzzles"], r["nodes_per_puzzle"], r["numba_best"], r["numba_median"],

@@ -78,7 +78,7 @@ def main():
         rows.append(row)
         table.append([method, iterations or "-", len(grids), row["min"], row["median"], row["max"], row["histogram"],
                       row["seconds_per_puzzle"]])
-    print(f"# verify: every puzzle has exactly one solution, its grid (exact solver)")
+    print("# verify: every puzzle has exactly one solution, its grid (exact solver)")
     print_table(["method", "iterations", "grids", "min", "median", "max", "histogram (givens:count)",
                  f"s/puzzle ({backends.available_cores()} cores)"], table)
     if args.json:

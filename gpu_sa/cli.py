@@ -23,6 +23,7 @@ import numpy as np
 from . import __version__, backends, runner, schedule
 from .puzzles import PUZZLES, module as puzzle_module
 from .puzzles.sudoku.formats import PuzzleError
+from .puzzles.sudoku.formats import write as write_grid
 
 EXIT_SOLVED, EXIT_UNSOLVED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -433,7 +434,7 @@ def _generate(args):
                           chains=args.chains)
     fmt = _grid_format(args, args.order)
     for index, grid in enumerate(made):
-        text = generate.describe(grid, args.order, fmt)
+        text = write_grid(grid, args.order, fmt)
         if args.json:
             print(json.dumps({"index": index, "grid": text, "seed": seed, "method": args.grid_method}), flush=True)
         else:
@@ -487,9 +488,9 @@ def _puzzle(args):
                 kept.append((grid, result))
     fmt = _grid_format(args, args.order)
     for grid, result in kept[:args.count]:
-        text = generate.describe(result.puzzle, args.order, fmt)
+        text = write_grid(result.puzzle, args.order, fmt)
         if args.json:
-            print(json.dumps({"puzzle": text, "givens": result.givens, "solution": generate.describe(
+            print(json.dumps({"puzzle": text, "givens": result.givens, "solution": write_grid(
                 grid, args.order, fmt), "seed": seed}), flush=True)
         else:
             _print_grid_text(text, fmt)

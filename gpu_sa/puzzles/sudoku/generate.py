@@ -30,7 +30,6 @@ import numpy as np
 from cpu_ref.exact import sudoku as exact
 
 from ... import backends, rng, runner, schedule
-from .formats import write
 
 METHODS = ("anneal", "backtrack", "swaps")
 MINIMIZE_METHODS = ("anneal", "greedy")
@@ -232,7 +231,3 @@ def minimize(solutions, order: int, *, method: str = "anneal", seed: int = 0, it
         return [one(i) for i in range(len(solutions))]
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(one, range(len(solutions))))
-
-
-def describe(grid, order, fmt="line"):
-    return write(grid, order, fmt)
