@@ -13,6 +13,7 @@ found so far is still reported).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -475,11 +476,12 @@ def _puzzle(args):
         raise UsageError("--count must be at least 1")
     seed = _seed_or_random(args, quiet=args.json)
     limit = args.max_grids or 50 * args.count
+    stream = generate.grid_stream(order=args.order, method=args.grid_method, seed=seed, backend=args.backend,
+                                  chains=args.chains)
     kept, tried, batch = [], 0, max(args.count, 8)
     while len(kept) < args.count and tried < limit:
         size = min(batch, limit - tried)
-        made = generate.grids(tried + size, order=args.order, method=args.grid_method, seed=seed,
-                              backend=args.backend, chains=args.chains)[tried:]
+        made = list(itertools.islice(stream, size))
         results = generate.minimize(made, args.order, method=args.minimize_method, seed=seed + tried,
                                     iterations=args.iterations, t0=args.t0, t_end=args.t_end)
         tried += size

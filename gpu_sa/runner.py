@@ -145,7 +145,7 @@ def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | Non
             if best is None or candidate[0] < best[0]:
                 best = candidate
             trial += 1
-            if stopped in ("solved", "time_limit", "interrupted") or (early_stop and best[0] == 0):
+            if stopped in ("solved", "time_limit", "interrupted"):
                 break
             if trials and trial >= trials:
                 break  # keeps the last trial's own reason: max_moves or stalled

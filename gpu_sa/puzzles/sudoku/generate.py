@@ -20,6 +20,7 @@ Random draws: Philox at counter (step, grid index, 0, TAG_CLUES), key = seed.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -60,26 +61,35 @@ def shuffle_symmetry(grid: np.ndarray, order: int, generator: np.random.Generato
     return generator.permutation(side)[g].astype(np.int16).ravel()
 
 
-def grids(count: int, *, order: int = 3, method: str = "anneal", seed: int = 0, backend="auto",
-          chains: int | None = None, max_rounds: int = 1000) -> list[np.ndarray]:
-    """``count`` distinct valid full grids (0-based digits), reproducible from ``seed``."""
+def grid_stream(*, order: int = 3, method: str = "anneal", seed: int = 0, backend="auto",
+                chains: int | None = None, max_rounds: int = 1000):
+    """Distinct valid full grids (0-based digits), one at a time, reproducible from ``seed``.
+
+    Lazy, so a caller that wants more grids later (``gpu-sa puzzle``) continues the same stream
+    instead of making the earlier ones again.
+    """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
-    if int(count) != count or count < 1:
-        raise ValueError(f"count must be a positive integer, got {count}")
     generator = np.random.default_rng([seed, order])
-    found: dict[bytes, np.ndarray] = {}
-    for round_index in range(max_rounds):
-        if method == "backtrack":
-            batch = _backtrack(max(count - len(found), 1), order, seed, round_index)
-        else:
-            batch = _annealed(order, method, seed, backend, chains, round_index)
+    seen: set[bytes] = set()
+    if method == "backtrack":
+        batches = (_backtracked(order, seed),)
+    else:
+        batches = (_annealed(order, method, seed, backend, chains, r) for r in range(max_rounds))
+    for batch in batches:
         for grid in batch:
             shuffled = shuffle_symmetry(grid, order, generator)
-            found.setdefault(shuffled.tobytes(), shuffled)
-            if len(found) == count:
-                return list(found.values())
-    raise RuntimeError(f"only {len(found)} distinct grids after {max_rounds} rounds")
+            if shuffled.tobytes() not in seen:
+                seen.add(shuffled.tobytes())
+                yield shuffled
+    raise RuntimeError(f"only {len(seen)} distinct grids could be made")
+
+
+def grids(count: int, **options) -> list[np.ndarray]:
+    """The first ``count`` grids of ``grid_stream(**options)``."""
+    if int(count) != count or count < 1:
+        raise ValueError(f"count must be a positive integer, got {count}")
+    return list(itertools.islice(grid_stream(**options), int(count)))
 
 
 def _annealed(order, method, seed, backend, chains, round_index):
@@ -105,20 +115,19 @@ def _annealed(order, method, seed, backend, chains, round_index):
     return solved
 
 
-def _backtrack(count, order, seed, round_index):
+def _backtracked(order, seed, max_attempts=1_000_000):
+    """Grids from the exact solver on an empty grid, digits tried in an order drawn from (seed, attempt)."""
     peers, units, cell_units, full = exact.tables(order)
     cells = (order * order) ** 2
     masks = np.zeros(cells, dtype=np.uint64)
-    out = []
-    for i in range(count):
-        key = (int(seed) * 1_000_003 + round_index * 65_537 + i) % 2**64 | 1
+    for attempt in range(max_attempts):
+        key = (int(seed) * 1_000_003 + attempt) % 2**64 | 1
         cand = np.full(cells, full, dtype=np.uint64)
         found, _, _ = exact.search(cand, peers, units, cell_units, full, 1, 1_000_000, masks, np.uint64(key))
         if found:
             digits = np.empty(cells, dtype=np.int16)
             exact._digits_of(masks, digits)
-            out.append(digits)
-    return out
+            yield digits
 
 
 @numba.njit(nogil=True, cache=True)
