@@ -137,13 +137,14 @@ class CudaBackend:
         from numba import cuda
 
         self._cuda = cuda
-        self._tables = {}
+        self._tables_of = None  # the move whose constant tables are on the device now
+        self._tables = ()
 
     def _device_tables(self, move):
-        key = id(move)
-        if key not in self._tables:
-            self._tables = {key: (move, tuple(self._cuda.to_device(np.ascontiguousarray(t)) for t in move.tables))}
-        return self._tables[key][1]
+        if move is not self._tables_of:  # a run uses one move: copy its tables once
+            self._tables = tuple(self._cuda.to_device(np.ascontiguousarray(t)) for t in move.tables)
+            self._tables_of = move
+        return self._tables
 
     def allocate(self, move, chains):
         return ChainState.zeros(move, chains, allocate=lambda shape, dtype: self._cuda.device_array(shape, dtype))
