@@ -23,7 +23,7 @@ import numpy as np
 
 from . import __version__, backends, runner, schedule
 from .puzzles import PUZZLES, module as puzzle_module
-from .puzzles.sudoku.formats import PuzzleError
+from .puzzles.errors import PuzzleError
 from .puzzles.sudoku.formats import write as write_grid
 
 EXIT_SOLVED, EXIT_UNSOLVED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import PuzzleError
 from .geometry import MAX_ORDER, order_of_side
 
 FORMATS = ("line", "grid", "numbers")
@@ -23,10 +24,6 @@ SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 EMPTY = ".0"
 LINE_LENGTHS = tuple((n * n) ** 2 for n in range(2, 6))  # 16, 81, 256, 625: orders with one symbol per value
 _SEPARATOR_LINE = re.compile(r"^[\s\-+=|]+$")
-
-
-class PuzzleError(ValueError):
-    """Bad puzzle input; the message is one line naming where and what."""
 
 
 @dataclass(frozen=True, eq=False)
