@@ -26,21 +26,21 @@ class BackendUnavailable(RuntimeError):
 class ChainState:
     """Every chain's state, one row per chain (host NumPy arrays or CUDA device arrays)."""
 
-    config: object  # (chains, config_size) uint8: the configuration (the grid for Sudoku)
-    counts: object  # (chains, counts_size) uint8: incremental counts behind the cost
+    config: object  # (chains, config_size) move.config_dtype: the configuration (the grid for Sudoku)
+    counts: object  # (chains, counts_size) move.counts_dtype: incremental counts behind the cost
     cost: object  # (chains,) int32
     accepted: object  # (chains,) uint64: accepted proposals
     best_cost: object  # (chains,) int32: lowest cost seen
-    best_config: object  # (chains, config_size) uint8: the configuration when best_cost was first reached
+    best_config: object  # (chains, config_size) like config: the configuration when best_cost was first reached
     best_move: object  # (chains,) int64: moves done when best_cost was first reached
 
     @classmethod
     def zeros(cls, move: AnnealMove, chains: int, allocate=np.zeros):
-        return cls(config=allocate((chains, move.config_size), np.uint8),
-                   counts=allocate((chains, move.counts_size), np.uint8),
+        return cls(config=allocate((chains, move.config_size), move.config_dtype),
+                   counts=allocate((chains, move.counts_size), move.counts_dtype),
                    cost=allocate(chains, np.int32), accepted=allocate(chains, np.uint64),
                    best_cost=allocate(chains, np.int32),
-                   best_config=allocate((chains, move.config_size), np.uint8),
+                   best_config=allocate((chains, move.config_size), move.config_dtype),
                    best_move=allocate(chains, np.int64))
 
     def arrays(self):

@@ -210,7 +210,7 @@ def _best_of_trial(backend, state, base):
     lowest = best_cost.min()
     candidates = rows[best_cost == lowest]
     row = int(candidates[np.lexsort((candidates, best_move[candidates]))[0]])
-    return int(lowest), base + row, int(best_move[row]), backend.best_config_row(state, row).astype(np.int16)
+    return int(lowest), base + row, int(best_move[row]), backend.best_config_row(state, row).astype(np.int64)
 
 
 def _next_chunk(chunk, launch_seconds, plateau_length, time_limit, elapsed):
@@ -241,9 +241,13 @@ def _result(puzzle, best, host, total_moves, chains, trials, seconds, setup_seco
 
 
 def default_schedule(anneal_move):
-    """The tuned default: geometric DEFAULT_T0 -> DEFAULT_T_END over DEFAULT_PLATEAUS plateaus of one move per cell."""
-    return schedule_module.geometric(t0=DEFAULT_T0, t_end=DEFAULT_T_END, plateaus=DEFAULT_PLATEAUS,
-                                     plateau_length=anneal_move.plateau_length)
+    """The tuned default: a geometric law over plateaus of the move's natural length.
+
+    Sudoku: DEFAULT_T0 -> DEFAULT_T_END over DEFAULT_PLATEAUS; other kinds carry their own
+    measured (t0, t_end, plateaus) in ``schedule_defaults``.
+    """
+    t0, t_end, plateaus = anneal_move.schedule_defaults or (DEFAULT_T0, DEFAULT_T_END, DEFAULT_PLATEAUS)
+    return schedule_module.geometric(t0=t0, t_end=t_end, plateaus=plateaus, plateau_length=anneal_move.plateau_length)
 
 
 def sirdey_schedule(anneal_move):

@@ -29,3 +29,16 @@ class AnnealMove:
     max_cost: float  # e_p, Sirdey's T0 and rate
     log_states: float  # log |Omega|, for Sirdey's final temperature
     has_free_variables: bool = True
+    config_dtype: type = np.uint8  # per chain: (config_size,) of this type
+    counts_dtype: type = np.uint8  # per chain: (counts_size,) of this type
+    # the tuned default schedule for this puzzle kind: (t0, t_end, plateaus) of a geometric law,
+    # or None for the runner's defaults (measured on Sudoku)
+    schedule_defaults: tuple | None = None
+
+
+def smallest_unsigned(largest: int):
+    """The narrowest unsigned NumPy type holding 0 .. ``largest`` (narrow state = less memory traffic)."""
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if largest <= np.iinfo(dtype).max:
+            return dtype
+    raise ValueError(f"{largest} does not fit in 32 bits")

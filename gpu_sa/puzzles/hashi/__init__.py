@@ -1,0 +1,93 @@
+"""Hashiwokakero (seed 004, part 2): join the islands by bridges into one network.
+
+Bridges run horizontally or vertically between neighbouring islands, at most two per pair,
+never crossing; each island's number is its count of bridges. Behind the puzzle interface
+(see ``gpu_sa.puzzles``):
+  parse(text, source, fmt)   -> list of Hashi            (raises PuzzleError, one line)
+  puzzle.move(name)          -> AnnealMove for the annealer (move ``bridge``)
+  puzzle.solution(values)    -> the bridges [r1, c1, r2, c2, count] of a chain's state
+  puzzle.write(values, fmt)  -> a drawing of a chain's state
+  puzzle.check(values)       -> rule violations, from the independent validator (connectivity included)
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from cpu_ref import hashi as bridge_reference
+
+from ... import validate
+from ..errors import PuzzleError
+from ..move import AnnealMove, smallest_unsigned
+from . import bridge
+from .geometry import HashiGeometry, geometry
+
+KIND = "hashi"
+MOVES = ("bridge",)
+DEFAULT_MOVE = "bridge"
+METHODS = ("anneal", "ilp")
+# Measured with bench/hashi.py (bench/RESULTS.md): a geometric law over plateaus of one move per movable edge.
+SCHEDULE_DEFAULTS = (1.0, 0.05, 2000)
+
+
+@dataclass(frozen=True, eq=False)
+class Hashi:
+    grid: np.ndarray  # (rows, cols) int32, 0 = water, 1..8 = island
+    fmt: str = "plain"
+    source: str = "<input>"
+    line: int = 1
+
+    @property
+    def label(self) -> str:
+        return f"{self.source}:{self.line}"
+
+    @functools.cached_property
+    def geometry(self) -> HashiGeometry:
+        return geometry(self.grid, self.label)
+
+    def move(self, name: str = DEFAULT_MOVE) -> AnnealMove:
+        if name not in MOVES:
+            raise ValueError(f"unknown move {name!r} for hashi; choose from {', '.join(MOVES)}")
+        geo = self.geometry
+        edges, islands, movable = bridge.tables(geo)
+        most_crossings = int(edges[:, 2].max()) if edges.size else 0
+        return AnnealMove(
+            name="bridge", build=bridge.build, reference=bridge_reference, tables=(edges, islands, movable),
+            n_values=geo.islands, config_size=max(1, edges.shape[0]), counts_size=3 * geo.islands,
+            max_delta=5 + most_crossings, plateau_length=max(1, movable.shape[0]),
+            max_cost=float(geo.values.sum() + geo.crossings.shape[0]),
+            log_states=max(1.0, float(np.log(movable[:, 1] + 1.0).sum())),
+            has_free_variables=movable.shape[0] > 0, config_dtype=np.uint8,
+            counts_dtype=smallest_unsigned(max(geo.islands, 8)), schedule_defaults=SCHEDULE_DEFAULTS)
+
+    def solution(self, values) -> list[list[int]]:
+        """The bridges [r1, c1, r2, c2, count] (0-based, (r1, c1) left of or above) of a state, in edge order."""
+        geo = self.geometry
+        bridges = []
+        for e, count in enumerate(np.asarray(values)[:geo.edges.shape[0]]):
+            if count:
+                (r1, c1), (r2, c2) = geo.cells[geo.edges[e, 0]], geo.cells[geo.edges[e, 1]]
+                bridges.append([int(r1), int(c1), int(r2), int(c2), int(count)])
+        return bridges
+
+    def write(self, values, fmt: str | None = None) -> str:
+        from .formats import draw_solution
+
+        return draw_solution(self.grid, self.solution(values))
+
+    def check(self, values) -> list[str]:
+        return validate.hashi_violations(self.grid.tolist(), self.solution(values))
+
+    def contradicts(self) -> bool:
+        return False
+
+
+def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Hashi]:
+    from .formats import parse as parse_grids
+
+    return [Hashi(grid=g.grid, fmt=g.fmt, source=g.source, line=g.line) for g in parse_grids(text, source, fmt)]
+
+
+__all__ = ["Hashi", "parse", "PuzzleError", "MOVES", "KIND"]
