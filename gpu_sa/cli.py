@@ -27,6 +27,14 @@ from .puzzles.errors import PuzzleError
 from .puzzles.sudoku.formats import write as write_grid
 
 EXIT_SOLVED, EXIT_UNSOLVED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+INPUT_FORMATS = ("auto",) + tuple(dict.fromkeys(f for m in PUZZLES.values() for f in m.FORMATS))
+OUTPUT_FORMATS = ("same",) + tuple(dict.fromkeys(f for m in PUZZLES.values() for f in m.OUTPUT_FORMATS))
+KIND_HELP = ("puzzle kind: sudoku (default), shikaku (seed 004: cover the grid with rectangles, one clue each, "
+             "clue = area) or hashi (seed 004: Hashiwokakero, bridges joining every island)")
+FORMAT_HELP = ("input format (default: auto-detect). sudoku: line, grid, numbers; shikaku: plain (rows of numbers, "
+               "'.' empty), tatham (Simon Tatham's rect game ID 'WxH:...'), puzzlink (https://puzz.link/p?shikaku/W/H/...);"
+               " hashi: has (Coelho et al. files: 'rows cols islands' then the grid, 0 = water), plain (digits 1-8 and "
+               "'.'), tatham (bridges game ID), puzzlink (https://puzz.link/p?hashi/W/H/...)")
 
 
 class UsageError(Exception):
@@ -69,9 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
                "characters for orders 2, 4, 5 with digits 1-9 then A-Z), 'grid' (one row per line) and "
                "'numbers' (N lines of N space-separated numbers, 0 = empty: any order).")
     solve.add_argument("puzzle_file", metavar="PUZZLE_FILE", help="file of puzzles, or '-' for standard input")
-    solve.add_argument("--kind", choices=sorted(PUZZLES), default="sudoku", help="puzzle kind (default: sudoku)")
-    solve.add_argument("--format", dest="input_format", choices=("auto", "line", "grid", "numbers"), default="auto",
-                       help="input format (default: auto-detect per block of lines)")
+    solve.add_argument("--kind", choices=sorted(PUZZLES), default="sudoku", help=KIND_HELP)
+    solve.add_argument("--format", dest="input_format", choices=INPUT_FORMATS, default="auto", help=FORMAT_HELP)
+    solve.add_argument("--method", choices=("anneal", "ilp"), default="anneal",
+                       help="anneal (default): the batch annealer; ilp: the exact integer program (scipy's HiGHS), "
+                            "shikaku and hashi only (sudoku's exact solver is 'gpu-sa exact')")
     solve.add_argument("--backend", choices=backends.BACKENDS, default="auto",
                        help="where chains run: cuda (GPU), cpu (numba, all cores), numpy (the plain reference), "
                             "auto = cuda if a GPU is usable, else cpu (default: auto; the choice is printed on stderr)")
@@ -84,7 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--move", default=None,
                        help="move set. sudoku: swap (default, Lewis 2007: boxes stay permutations, two free cells "
                             "of a box swap; cost = digits missing from rows and columns) or sirdey (the seed's: one "
-                            "free cell takes another digit; cost = conflicting peer pairs)")
+                            "free cell takes another digit; cost = conflicting peer pairs). shikaku: rect (one clue "
+                            "takes another candidate rectangle; cost = cells covered twice or more, counted beyond "
+                            "the first). hashi: bridge (one edge takes 0, 1 or 2 bridges; cost = degree mismatches + "
+                            "crossings, or 1 for a disconnected network)")
     law = solve.add_argument_group("temperature schedule")
     law.add_argument("--schedule", choices=("sirdey", "geometric", "list"), default="geometric",
                      help="geometric (default, tuned by measurement): --t0 to --t-end over --plateaus; sirdey: the "
@@ -101,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"geometric: number of plateaus (default {runner.DEFAULT_PLATEAUS}: 324,000 moves per "
                           f"chain for 9x9)")
     law.add_argument("--plateau-length", type=_count, default=None,
-                     help="moves per plateau (default: the number of cells, as in the seed)")
+                     help="moves per plateau (default: the number of cells for sudoku, as in the seed; the number of "
+                          "movable clues for shikaku, of movable edges for hashi)")
     law.add_argument("--temperatures", default=None,
                      help="list: comma-separated temperatures, or @FILE with one per line")
     stop = solve.add_argument_group("budget and stopping")
@@ -121,17 +135,22 @@ def build_parser() -> argparse.ArgumentParser:
                       help="run every chain for exactly --max-moves moves even once a chain has solved")
     out = solve.add_argument_group("output")
     out.add_argument("--json", action="store_true",
-                     help="one JSON object per puzzle per line on stdout: solved, solution (in the input's format), "
-                          "cost, chain, moves, proposals, seconds, backend, seed, and more")
-    out.add_argument("--output-format", choices=("same", "pretty", "line", "grid", "numbers"), default=None,
-                     help="how grids are written (default: pretty with box borders; with --json, same as the input)")
+                     help="one JSON object per puzzle per line on stdout: solved, solution (sudoku: the grid in the "
+                          "input's format; shikaku: rectangles [top, left, bottom, right], inclusive, 0-based, in "
+                          "row-major clue order; hashi: bridges [r1, c1, r2, c2, count], 0-based), cost, chain, moves, "
+                          "proposals, seconds, backend, seed, method, and more")
+    out.add_argument("--output-format", choices=OUTPUT_FORMATS, default=None,
+                     help="how sudoku grids are written (default: pretty with box borders; with --json, same as the "
+                          "input); shikaku and hashi solutions are always drawn (pretty)")
     out.add_argument("--dump-states", metavar="PATH", default=None,
-                     help="write an .npz with states (chains x cells, digits 1..N), costs and accepted after the "
+                     help="write an .npz with states (chains x cells, digits 1..N for sudoku; each clue's candidate "
+                          "number for shikaku; bridges per candidate edge for hashi), costs and accepted after the "
                           "run; with several puzzles PATH-1.npz, PATH-2.npz, ...; never overwrites a file")
     out.add_argument("--quiet", "-q", action="store_true", help="no progress or backend notes on stderr")
     out.add_argument("--check-unique", action="store_true",
-                     help="after a solve, count solutions with the exact solver (up to 2) and report whether the "
-                          "one found is the only one (JSON key 'unique': true, false, or null if the search gave up)")
+                     help="after a solve, count solutions with the exact solver (up to 2; the ILP for shikaku and "
+                          "hashi) and report whether the one found is the only one (JSON key 'unique': true, false, or "
+                          "null if the search gave up)")
 
     exact = commands.add_parser(
         "exact", help="prove, count and solve puzzles exactly (seed 002's solver)",
@@ -142,18 +161,20 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 every puzzle has a solution, 1 some puzzle has none (or the search gave up before "
                "finding one), 2 bad input or usage.")
     exact.add_argument("puzzle_file", metavar="PUZZLE_FILE", help="file of puzzles, or '-' for standard input")
-    exact.add_argument("--kind", choices=sorted(PUZZLES), default="sudoku", help="puzzle kind (default: sudoku)")
-    exact.add_argument("--format", dest="input_format", choices=("auto", "line", "grid", "numbers"), default="auto",
-                       help="input format (default: auto-detect)")
+    exact.add_argument("--kind", choices=sorted(PUZZLES), default="sudoku", help=KIND_HELP + "; shikaku and hashi "
+                       "are solved by their integer programs (scipy's HiGHS; hashi with lazy connectivity cuts)")
+    exact.add_argument("--format", dest="input_format", choices=INPUT_FORMATS, default="auto", help=FORMAT_HELP)
+    exact.add_argument("--time-limit", type=_positive_float, default=None, metavar="SECONDS",
+                       help="shikaku and hashi: give up on a puzzle after about this long")
     exact.add_argument("--count-limit", type=_count, default=2,
                        help="stop counting at this many solutions (default 2: is it 0, 1 or more than 1?)")
     exact.add_argument("--max-nodes", type=_count, default=None,
-                       help="give up after this many branches (default 10,000,000), so that a huge empty grid "
+                       help="sudoku: give up after this many branches (default 10,000,000), so that a huge empty grid "
                             "cannot hang the search")
     exact.add_argument("--json", action="store_true",
                        help="one JSON object per puzzle per line: solutions (count, capped at --count-limit), "
                             "solution (the first, in the input's format, or null), nodes, seconds, gave_up")
-    exact.add_argument("--output-format", choices=("same", "pretty", "line", "grid", "numbers"), default=None,
+    exact.add_argument("--output-format", choices=OUTPUT_FORMATS, default=None,
                        help="how the solution is written (default: pretty; with --json, same as the input)")
 
     generate = commands.add_parser(
@@ -175,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "back with probability exp(-1/T), T falling linearly from --t0 to --t-end). greedy: one pass "
                     "over the givens in random order. Grids run in parallel on every core.")
     minimize.add_argument("grid_file", metavar="GRID_FILE", help="file of full grids, or '-' for standard input")
-    minimize.add_argument("--format", dest="input_format", choices=("auto", "line", "grid", "numbers"),
+    minimize.add_argument("--format", dest="input_format", choices=("auto",) + PUZZLES["sudoku"].FORMATS,
                           default="auto", help="input format (default: auto-detect)")
     _minimize_options(minimize, "--method")
     minimize.add_argument("--seed", type=_count, default=None, help="64-bit seed (default: random, printed)")
@@ -310,10 +331,27 @@ def _dump_paths(path, count):
     return paths
 
 
+def _check_formats(args, kind):
+    """Formats exist per kind: a sudoku format with --kind hashi is a usage error, not a guess."""
+    if args.input_format != "auto" and args.input_format not in kind.FORMATS:
+        raise UsageError(f"--format {args.input_format} is not a {kind.KIND} format; choose from auto, "
+                         f"{', '.join(kind.FORMATS)}")
+    if args.output_format not in (None, "same") and args.output_format not in kind.OUTPUT_FORMATS:
+        raise UsageError(f"--output-format {args.output_format} is not a {kind.KIND} output format; choose from "
+                         f"same, {', '.join(kind.OUTPUT_FORMATS)}")
+
+
 def _solve(args):
-    text, source = _read_input(args.puzzle_file)
     kind = puzzle_module(args.kind)
+    _check_formats(args, kind)
+    if args.method not in kind.METHODS:
+        raise UsageError(f"--method {args.method} is not available for {args.kind}; choose from "
+                         f"{', '.join(kind.METHODS)}" + (" (sudoku's exact solver: gpu-sa exact)"
+                                                         if args.kind == "sudoku" else ""))
+    text, source = _read_input(args.puzzle_file)
     puzzles = kind.parse(text, source, args.input_format)
+    if args.method == "ilp":
+        return _solve_ilp(args, puzzles)
     backend, why = backends.select(args.backend)
     if args.move is not None and args.move not in kind.MOVES:
         raise UsageError(f"unknown move {args.move!r} for {args.kind}; choose from {', '.join(kind.MOVES)}")
@@ -350,11 +388,56 @@ def _solve(args):
     return status
 
 
+ANNEALING_ONLY_OPTIONS = ("backend", "chains", "seed", "move", "max_moves", "trials", "stall_plateaus", "dump_states",
+                    "delta", "t0", "t_end", "plateaus", "plateau_length", "temperatures")
+
+
+def _solve_ilp(args, puzzles):
+    """--method ilp: the exact integer program per puzzle, its solution checked by the independent validator."""
+    for option in ANNEALING_ONLY_OPTIONS:
+        if getattr(args, option) not in (None, False, "auto"):
+            raise UsageError(f"--{option.replace('_', '-')} is an annealing option; --method ilp does not use it")
+    status = EXIT_SOLVED
+    for puzzle in puzzles:
+        answer = puzzle.count_solutions(limit=2 if args.check_unique else 1, time_limit=args.time_limit)
+        solved = answer.solutions > 0
+        if solved:
+            violations = puzzle.check(answer.solution)
+            if violations:
+                raise RuntimeError(f"internal error: {puzzle.label}: the ILP's solution fails the validator: "
+                                   f"{violations[0]}")
+        else:
+            status = EXIT_UNSOLVED
+        unique = None if answer.gave_up and answer.solutions < 2 else answer.solutions == 1
+        stopped = "solved" if solved else ("time_limit" if answer.gave_up else "no_solution")
+        if args.json:
+            record = {"puzzle": puzzle.label, "method": "ilp", "solved": solved,
+                      "solution": puzzle.answer(answer.solution) if solved else None, "cost": 0 if solved else None,
+                      "seconds": round(answer.seconds, 6), "stopped": stopped, "rounds": answer.rounds,
+                      "cuts": answer.cuts, "variables": answer.variables, "constraints": answer.constraints}
+            if args.check_unique:
+                record["unique"] = unique
+            print(json.dumps(record), flush=True)
+            continue
+        if solved:
+            print(f"{puzzle.label}: solved by the ILP in {answer.seconds:.3f} s ({answer.variables:,} variables, "
+                  f"{answer.constraints:,} constraints, {answer.rounds} MILP solves, {answer.cuts} connectivity cuts)")
+            if args.check_unique:
+                print({True: "the solution is unique", False: "the puzzle has other solutions too",
+                       None: "uniqueness unknown: the time limit came first"}[unique])
+            print(puzzle.write(answer.solution), flush=True)
+        else:
+            reason = "time limit reached" if answer.gave_up else "the puzzle has no solution"
+            print(f"{puzzle.label}: not solved by the ILP: {reason} ({answer.seconds:.3f} s)", flush=True)
+    return status
+
+
 def _dump(path, state, puzzle):
     with open(path, "xb") as handle:  # "x": never overwrite, even if the file appeared meanwhile
-        np.savez(handle, states=state.config.astype(np.int16) + 1, costs=state.cost, accepted=state.accepted,
-                 best_states=state.best_config.astype(np.int16) + 1, best_costs=state.best_cost,
-                 best_moves=state.best_move, givens=np.asarray(puzzle.givens) + 1)
+        base = puzzle.state_base
+        np.savez(handle, states=state.config.astype(np.int64) + base, costs=state.cost, accepted=state.accepted,
+                 best_states=state.best_config.astype(np.int64) + base, best_costs=state.best_cost,
+                 best_moves=state.best_move, **puzzle.instance_arrays())
 
 
 def _uniqueness(puzzle):
@@ -365,7 +448,7 @@ def _uniqueness(puzzle):
 
 def _report_no_solution(puzzle, args):
     if args.json:
-        print(json.dumps({"puzzle": puzzle.label, "solved": False, "solution": None, "cost": None, "chain": None,
+        print(json.dumps({"puzzle": puzzle.label, "method": "anneal", "solved": False, "solution": None, "cost": None, "chain": None,
                           "moves": 0, "proposals": 0, "seconds": 0.0, "backend": None, "seed": args.seed,
                           "stopped": "no_solution"}), flush=True)
     else:
@@ -375,13 +458,13 @@ def _report_no_solution(puzzle, args):
 def _report(puzzle, result, args, unique=None):
     if args.json:
         fmt = args.output_format if args.output_format not in (None, "same") else puzzle.fmt
-        record = {"puzzle": puzzle.label, "solved": result.solved,
-                  "solution": puzzle.write(result.solution, fmt) if result.solved else None,
+        record = {"puzzle": puzzle.label, "method": "anneal", "solved": result.solved,
+                  "solution": puzzle.answer(result.solution, fmt) if result.solved else None,
                   "cost": result.cost, "chain": result.chain, "moves": result.moves, "proposals": result.proposals,
                   "seconds": round(result.seconds, 6), "setup_seconds": round(result.setup_seconds, 6), "backend": result.backend, "seed": result.seed,
                   "chains": result.chains, "chain_moves": result.chain_moves, "trials": result.trials,
                   "stopped": result.stopped,
-                  "best": puzzle.write(result.best, fmt), "schedule": result.schedule}
+                  "best": puzzle.answer(result.best, fmt), "schedule": result.schedule}
         if args.check_unique:
             record["unique"] = unique
         print(json.dumps(record), flush=True)
@@ -504,24 +587,33 @@ def _puzzle(args):
 
 
 def _exact(args):
-    text, source = _read_input(args.puzzle_file)
-    puzzles = puzzle_module(args.kind).parse(text, source, args.input_format)
+    kind = puzzle_module(args.kind)
+    _check_formats(args, kind)
     if args.count_limit < 1:
         raise UsageError("--count-limit must be at least 1")
+    if args.kind == "sudoku" and args.time_limit is not None:
+        raise UsageError("--time-limit applies to shikaku and hashi; sudoku's search is bounded by --max-nodes")
+    if args.kind != "sudoku" and args.max_nodes is not None:
+        raise UsageError("--max-nodes applies to sudoku; bound the integer programs with --time-limit")
+    limits = {"max_nodes": args.max_nodes} if args.kind == "sudoku" else {"time_limit": args.time_limit}
+    text, source = _read_input(args.puzzle_file)
+    puzzles = kind.parse(text, source, args.input_format)
     status = EXIT_SOLVED
     for puzzle in puzzles:
-        answer = puzzle.count_solutions(limit=args.count_limit, max_nodes=args.max_nodes)
+        answer = puzzle.count_solutions(limit=args.count_limit, **limits)
         if answer.solutions == 0:
             status = EXIT_UNSOLVED
         if args.json:
             fmt = args.output_format if args.output_format not in (None, "same") else puzzle.fmt
             print(json.dumps({"puzzle": puzzle.label, "solutions": answer.solutions,
-                              "solution": puzzle.write(answer.solution, fmt) if answer.solutions else None,
+                              "solution": puzzle.answer(answer.solution, fmt) if answer.solutions else None,
                               "nodes": answer.nodes, "seconds": round(answer.seconds, 9),
                               "gave_up": answer.gave_up}), flush=True)
             continue
+        effort = (f"{answer.nodes:,} nodes" if answer.nodes is not None
+                  else f"{answer.rounds} MILP solves, {answer.cuts} connectivity cuts")
         if answer.gave_up:
-            verdict = f"gave up after {answer.nodes:,} nodes with {answer.solutions} solution(s) found"
+            verdict = f"gave up after {effort} with {answer.solutions} solution(s) found"
         elif answer.solutions == 0:
             verdict = "no solution"
         elif answer.solutions >= args.count_limit and args.count_limit > 1:
@@ -530,7 +622,7 @@ def _exact(args):
             verdict = "unique solution"
         else:
             verdict = f"{answer.solutions} solution(s) (not counted further)"
-        print(f"{puzzle.label}: {verdict} ({answer.nodes:,} nodes, {answer.seconds * 1e3:.2f} ms)")
+        print(f"{puzzle.label}: {verdict} ({effort}, {answer.seconds * 1e3:.2f} ms)")
         if answer.solutions:
             print(puzzle.write(answer.solution, args.output_format or "pretty"), flush=True)
     return status

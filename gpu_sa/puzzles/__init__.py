@@ -5,9 +5,9 @@ Adding a puzzle = one new module with ``parse`` and a puzzle class offering ``mo
 """
 from __future__ import annotations
 
-from . import sudoku
+from . import hashi, shikaku, sudoku
 
-PUZZLES = {sudoku.KIND: sudoku}
+PUZZLES = {module.KIND: module for module in (sudoku, shikaku, hashi)}
 
 
 def module(kind: str):

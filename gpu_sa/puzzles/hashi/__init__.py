@@ -7,7 +7,9 @@ never crossing; each island's number is its count of bridges. Behind the puzzle 
   puzzle.move(name)          -> AnnealMove for the annealer (move ``bridge``)
   puzzle.solution(values)    -> the bridges [r1, c1, r2, c2, count] of a chain's state
   puzzle.write(values, fmt)  -> a drawing of a chain's state
+  puzzle.answer(values)      -> the JSON form of a state: the bridges
   puzzle.check(values)       -> rule violations, from the independent validator (connectivity included)
+  puzzle.count_solutions(limit=, time_limit=) -> the ILP's answer (lazy connectivity cuts)
 """
 from __future__ import annotations
 
@@ -20,14 +22,17 @@ from cpu_ref import hashi as bridge_reference
 
 from ... import validate
 from ..errors import PuzzleError
+from ..ilp import ExactAnswer, exact_answer
 from ..move import AnnealMove, smallest_unsigned
 from . import bridge
+from .formats import FORMATS
 from .geometry import HashiGeometry, geometry
 
 KIND = "hashi"
 MOVES = ("bridge",)
 DEFAULT_MOVE = "bridge"
 METHODS = ("anneal", "ilp")
+OUTPUT_FORMATS = ("pretty",)  # a solution is drawn; the puzzle formats cannot hold one
 # Measured with bench/hashi.py (bench/RESULTS.md): a geometric law over plateaus of one move per movable edge.
 SCHEDULE_DEFAULTS = (1.0, 0.05, 2000)
 
@@ -38,6 +43,7 @@ class Hashi:
     fmt: str = "plain"
     source: str = "<input>"
     line: int = 1
+    state_base = 0  # chain states are stored and dumped as they are
 
     @property
     def label(self) -> str:
@@ -72,10 +78,35 @@ class Hashi:
                 bridges.append([int(r1), int(c1), int(r2), int(c2), int(count)])
         return bridges
 
+    def values_of(self, bridges) -> np.ndarray:
+        """The chain state (bridges per candidate edge) of a list [r1, c1, r2, c2, count]."""
+        geo = self.geometry
+        edge_of = {(tuple(geo.cells[a]), tuple(geo.cells[b])): e for e, (a, b) in enumerate(geo.edges)}
+        values = np.zeros(max(1, geo.edges.shape[0]), dtype=np.int64)
+        for r1, c1, r2, c2, count in bridges:
+            e = edge_of.get(((r1, c1), (r2, c2)))
+            if e is None:
+                raise ValueError(f"bridge {[r1, c1, r2, c2]} joins no neighbouring islands")
+            values[e] = count
+        return values
+
     def write(self, values, fmt: str | None = None) -> str:
         from .formats import draw_solution
 
         return draw_solution(self.grid, self.solution(values))
+
+    def answer(self, values, fmt: str | None = None) -> list[list[int]]:
+        return self.solution(values)
+
+    def instance_arrays(self) -> dict:
+        """What ``--dump-states`` stores beside the states: the grid."""
+        return {"grid": self.grid}
+
+    def count_solutions(self, *, limit: int = 2, time_limit: float | None = None, max_nodes=None) -> ExactAnswer:
+        """Connected solutions counted up to ``limit`` by the ILP with lazy connectivity cuts (HiGHS)."""
+        from cpu_ref.exact import hashi as exact
+
+        return exact_answer(exact.solve(self.grid, limit=limit, time_limit=time_limit), self.values_of)
 
     def check(self, values) -> list[str]:
         return validate.hashi_violations(self.grid.tolist(), self.solution(values))

@@ -5,8 +5,9 @@ Behind the puzzle interface (see ``gpu_sa.puzzles``):
   puzzle.move(name)          -> AnnealMove for the annealer (move ``rect``)
   puzzle.solution(values)    -> the rectangles [top, left, bottom, right] of a chain's state, in clue order
   puzzle.write(values, fmt)  -> text of a chain's state (``pretty``: a drawing; else the puzzle's format)
+  puzzle.answer(values)      -> the JSON form of a state: the rectangles
   puzzle.check(values)       -> rule violations, from the independent validator
-  puzzle.solve_exact(...)    -> the ILP's answer (scipy.optimize.milp)
+  puzzle.count_solutions(limit=, time_limit=) -> the ILP's answer (scipy.optimize.milp)
 """
 from __future__ import annotations
 
@@ -19,14 +20,17 @@ from cpu_ref import shikaku as rect_reference
 
 from ... import validate
 from ..errors import PuzzleError
+from ..ilp import ExactAnswer, exact_answer
 from ..move import AnnealMove, smallest_unsigned
 from . import rect
+from .formats import FORMATS
 from .geometry import ShikakuGeometry, geometry
 
 KIND = "shikaku"
 MOVES = ("rect",)
 DEFAULT_MOVE = "rect"
 METHODS = ("anneal", "ilp")
+OUTPUT_FORMATS = ("pretty",)  # a solution is drawn; the puzzle formats cannot hold one
 # Measured with bench/shikaku.py (bench/RESULTS.md): a geometric law over plateaus of one move per clue.
 SCHEDULE_DEFAULTS = (1.0, 0.05, 2000)
 
@@ -37,6 +41,7 @@ class Shikaku:
     fmt: str = "plain"
     source: str = "<input>"
     line: int = 1
+    state_base = 0  # chain states are stored and dumped as they are
 
     @property
     def label(self) -> str:
@@ -65,10 +70,34 @@ class Shikaku:
         geo = self.geometry
         return [[int(x) for x in geo.rectangles[geo.first[k] + int(v)]] for k, v in enumerate(values)]
 
+    def values_of(self, rectangles) -> np.ndarray:
+        """The chain state (each clue's candidate number) of a list of rectangles in clue order."""
+        geo = self.geometry
+        values = np.empty(geo.clues, dtype=np.int64)
+        for k, rectangle in enumerate(rectangles):
+            matches = np.flatnonzero((geo.candidates_of(k) == np.asarray(rectangle)).all(axis=1))
+            if matches.size != 1:
+                raise ValueError(f"rectangle {list(rectangle)} is not a candidate of clue {k}")
+            values[k] = matches[0]
+        return values
+
     def write(self, values, fmt: str | None = None) -> str:
         from .formats import draw_solution
 
         return draw_solution(self.clues, self.solution(values))
+
+    def answer(self, values, fmt: str | None = None) -> list[list[int]]:
+        return self.solution(values)
+
+    def instance_arrays(self) -> dict:
+        """What ``--dump-states`` stores beside the states: the clues."""
+        return {"clues": self.clues}
+
+    def count_solutions(self, *, limit: int = 2, time_limit: float | None = None, max_nodes=None) -> ExactAnswer:
+        """Solutions counted up to ``limit`` by the seed's integer program (HiGHS, no-good cuts to count)."""
+        from cpu_ref.exact import shikaku as exact
+
+        return exact_answer(exact.solve(self.clues, limit=limit, time_limit=time_limit), self.values_of)
 
     def check(self, values) -> list[str]:
         return validate.shikaku_violations(self.clues.tolist(), self.solution(values))

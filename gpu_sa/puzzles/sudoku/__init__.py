@@ -25,6 +25,7 @@ from .formats import FORMATS, PuzzleError, write
 from .geometry import geometry
 
 KIND = "sudoku"
+METHODS = ("anneal",)  # the exact solver is its own command: gpu-sa exact
 MOVES = ("sirdey", "swap")
 DEFAULT_MOVE = "swap"  # measured: bench/RESULTS.md, time to solution
 OUTPUT_FORMATS = FORMATS + ("pretty",)
@@ -37,6 +38,7 @@ class Sudoku:
     fmt: str = "line"
     source: str = "<input>"
     line: int = 1
+    state_base = 1  # digits live 0-based in chain states and print 1-based
 
     @property
     def side(self) -> int:
@@ -75,6 +77,14 @@ class Sudoku:
 
     def write(self, values, fmt: str | None = None) -> str:
         return write(values, self.order, fmt or self.fmt)
+
+    def answer(self, values, fmt: str | None = None) -> str:
+        """The JSON form of a grid: its text in ``fmt`` (default: the input's format)."""
+        return self.write(values, fmt)
+
+    def instance_arrays(self) -> dict:
+        """What ``--dump-states`` stores beside the states: the givens, 1-based, 0 = empty."""
+        return {"givens": np.asarray(self.givens) + 1}
 
     def contradicts(self) -> bool:
         """True when propagating the seed-002 rules from the givens alone proves there is no solution."""
