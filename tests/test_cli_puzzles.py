@@ -1,0 +1,99 @@
+"""``gpu-sa`` on Shikaku and Hashiwokakero, run as a user runs it: exit codes, JSON, errors."""
+import json
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, run_cli
+from gpu_sa import validate
+from gpu_sa.puzzles import hashi, shikaku
+
+SHIKAKU = ROOT / "examples" / "shikaku_7x7.txt"
+HASHI = ROOT / "examples" / "hashi_10x10.txt"
+COELHO = ROOT / "tests" / "data" / "hashi_coelho_100_001.has"
+
+
+def _record(done):
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stdout.splitlines()
+    return json.loads(line)
+
+
+def _clues(path):
+    return shikaku.parse(path.read_text(), str(path))[0].clues.tolist()
+
+
+def _grid(path):
+    return hashi.parse(path.read_text(), str(path))[0].grid.tolist()
+
+
+@pytest.mark.parametrize("method", ["anneal", "ilp"])
+def test_shikaku_json_solution_is_rectangles_in_clue_order(method):
+    record = _record(run_cli("solve", SHIKAKU, "--kind", "shikaku", "--method", method, "--json", "--check-unique",
+                             *(["--backend", "cpu", "--seed", "3"] if method == "anneal" else [])))
+    assert record["solved"] and record["method"] == method and record["unique"] is True
+    assert validate.shikaku_violations(_clues(SHIKAKU), record["solution"]) == []
+
+
+@pytest.mark.parametrize("path, method", [(HASHI, "anneal"), (HASHI, "ilp"), (COELHO, "anneal"), (COELHO, "ilp")])
+def test_hashi_json_solution_is_bridges(path, method):
+    record = _record(run_cli("solve", path, "--kind", "hashi", "--method", method, "--json",
+                             *(["--backend", "cpu", "--seed", "4"] if method == "anneal" else [])))
+    assert record["solved"] and record["cost"] == 0
+    assert all(len(bridge) == 5 and bridge[4] in (1, 2) for bridge in record["solution"])
+    assert validate.hashi_violations(_grid(path), record["solution"]) == []
+
+
+def test_human_output_draws_the_solution():
+    done = run_cli("solve", HASHI, "--kind", "hashi", "--backend", "cpu", "--seed", "1")
+    assert done.returncode == 0 and "solved in" in done.stdout
+    assert "=" in done.stdout and '"' in done.stdout  # double bridges, horizontal and vertical
+
+
+def test_exact_counts_with_the_ilp():
+    record = _record(run_cli("exact", SHIKAKU, "--kind", "shikaku", "--json"))
+    assert record["solutions"] == 1 and record["gave_up"] is False
+    assert validate.shikaku_violations(_clues(SHIKAKU), record["solution"]) == []
+    done = run_cli("exact", HASHI, "--kind", "hashi")
+    assert done.returncode == 0 and "unique solution" in done.stdout
+
+
+def test_dump_states_for_shikaku(tmp_path):
+    dump = tmp_path / "run.npz"
+    done = run_cli("solve", SHIKAKU, "--kind", "shikaku", "--backend", "numpy", "--chains", "3", "--max-moves", "20",
+                   "--no-early-stop", "--seed", "1", "--dump-states", dump, "--json")
+    assert done.returncode in (0, 1), done.stderr
+    with np.load(dump) as saved:
+        clues = np.asarray(_clues(SHIKAKU))
+        assert saved["states"].shape == (3, int((clues > 0).sum()))
+        np.testing.assert_array_equal(saved["clues"], clues)
+
+
+@pytest.mark.parametrize("kind, text, args, message", [
+    ("shikaku", "4 . .\n. . .\n. . 4\n", [], "sum to 8, not to the grid's area 3x3 = 9"),
+    ("shikaku", "2 . .\n. . .\n. . 16\n", [], "larger than the 3x3 grid"),
+    ("shikaku", "7x7:a3d2b2a3_2a4a8h2a3c4_2b2c3a3_3c3bz\n", [], "<stdin>:1"),
+    ("shikaku", "https://puzz.link/p?shikaku/6/6/j3g5\n", [], "<stdin>:1"),
+    ("hashi", "2 . 0\n", [], "value 0"),
+    ("hashi", "2 . 9\n", [], "9"),
+    ("hashi", "1 3 3\n1 0 1\n", [], "<stdin>:1"),
+    ("hashi", "2 . 2\n", ["--format", "line"], "--format line is not a hashi format"),
+    ("sudoku", "." * 81 + "\n", ["--method", "ilp"], "not available for sudoku"),
+    ("hashi", "2 . 2\n", ["--method", "ilp", "--chains", "8"], "--chains is an annealing option"),
+])
+def test_bad_input_is_one_line_and_exit_2(kind, text, args, message):
+    done = run_cli("solve", "-", "--kind", kind, *args, stdin=text)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gpu-sa: error:") and message in lines[0], done.stderr
+
+
+def test_unsolvable_hashi_is_exit_1_not_a_wrong_answer():
+    # two islands in a row asking for 1 and 2 bridges: no assignment fits
+    done = run_cli("solve", "-", "--kind", "hashi", "--method", "ilp", "--json", stdin="1 . 2\n")
+    assert done.returncode == 1
+    record = json.loads(done.stdout)
+    assert record["solved"] is False and record["solution"] is None and record["stopped"] == "no_solution"
+    done = run_cli("solve", "-", "--kind", "hashi", "--backend", "cpu", "--seed", "1", "--plateaus", "20",
+                   "--trials", "2", "--json", stdin="1 . 2\n")
+    assert done.returncode == 1 and json.loads(done.stdout)["solved"] is False
