@@ -178,15 +178,33 @@ def build_parser() -> argparse.ArgumentParser:
                        help="how the solution is written (default: pretty; with --json, same as the input)")
 
     generate = commands.add_parser(
-        "generate", help="generate distinct full valid grids (seed 003)",
-        description="Generate COUNT distinct full valid grids, each given a uniformly random symmetry (digit "
+        "generate", help="generate full sudoku grids (seed 003), or shikaku and hashi puzzles (seed 004)",
+        description="sudoku: generate COUNT distinct full valid grids, each given a uniformly random symmetry (digit "
                     "relabelling, band/stack and row/column permutations, transposition). Methods: anneal (the "
                     "batch annealer from an empty grid: one grid per solved chain), backtrack (the exact solver "
                     "with a random digit order), swaps (the seed's random swaps keeping only improvements: move "
-                    "swap at zero temperature, restarted).")
-    generate.add_argument("--count", type=_count, required=True, help="number of grids")
+                    "swap at zero temperature, restarted). shikaku (--size): the seed's generator, recursive cuts "
+                    "of the grid, random merges of neighbouring rectangles, one clue per rectangle at a random cell. "
+                    "hashi (--size, --islands): the seed's generator, random islands, every edge between "
+                    "neighbours, an island added where edges cross, random bridge counts. Puzzle i of a run uses "
+                    "seed (SEED, i), so a run replays.")
+    generate.add_argument("--count", type=_count, required=True, help="number of grids or puzzles")
+    generate.add_argument("--kind", choices=sorted(PUZZLES), default="sudoku", help=KIND_HELP)
     _generation_options(generate)
-    generate.add_argument("--json", action="store_true", help="one JSON object per grid: index, grid, seed, method")
+    seed004 = generate.add_argument_group("shikaku and hashi")
+    seed004.add_argument("--size", default=None, metavar="ROWSxCOLS", help="grid size, e.g. 10x10 or 9x16")
+    seed004.add_argument("--islands", type=_count, default=None,
+                         help="hashi: islands wanted (default: about a quarter of the cells, capped at 100)")
+    seed004.add_argument("--depth", type=_count, default=None,
+                         help="shikaku: the seed's recursion depth of the cuts (more depth, more rectangles; "
+                              "default: enough for puzzle-like rectangles)")
+    seed004.add_argument("--merge-iterations", type=_count, default=None,
+                         help="shikaku: the seed's nbMergeIter, passes of random merges (default: the generator's)")
+    seed004.add_argument("--unique", action="store_true",
+                         help="keep only puzzles with exactly one solution (checked by the ILP with a no-good cut)")
+    generate.add_argument("--json", action="store_true",
+                          help="one JSON object per grid or puzzle: index, grid (sudoku) or puzzle and solution "
+                               "(shikaku, hashi), seed, method")
 
     minimize = commands.add_parser(
         "minimize", help="empty full grids to puzzles with few givens and a unique solution (seed 003)",
@@ -220,15 +238,17 @@ def build_parser() -> argparse.ArgumentParser:
 def _generation_options(command):
     from .puzzles.sudoku import generate
 
-    command.add_argument("--order", type=_count, default=3, help="box side n: grids of n^2 x n^2 (default 3)")
-    command.add_argument("--method", dest="grid_method", choices=generate.METHODS, default="anneal",
-                         help="how grids are made (default: anneal)")
+    command.add_argument("--order", type=_count, default=None, help="sudoku: box side n, grids of n^2 x n^2 (default 3)")
+    command.add_argument("--method", dest="grid_method", choices=generate.METHODS, default=None,
+                         help="sudoku: how grids are made (default: anneal)")
     command.add_argument("--seed", type=_count, default=None, help="64-bit seed (default: random, printed)")
     command.add_argument("--backend", choices=backends.BACKENDS, default="auto",
                          help="where the anneal and swaps methods run (default: auto)")
     command.add_argument("--chains", type=_count, default=None, help="chains per annealing launch")
-    command.add_argument("--output-format", choices=("line", "grid", "numbers"), default=None,
-                         help="line (default; numbers for orders above 5), grid or numbers")
+    command.add_argument("--output-format", choices=INPUT_FORMATS[1:],
+                         default=None, help="sudoku: line (default; numbers for orders above 5), grid or numbers; "
+                                            "shikaku: plain (default), tatham, puzzlink; hashi: plain (default), has, "
+                                            "tatham, puzzlink")
 
 
 def _minimize_options(command, flag):
@@ -505,14 +525,68 @@ def _seed_or_random(args, quiet=False):
     return seed
 
 
+def _size(text):
+    try:
+        rows, cols = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--size expects ROWSxCOLS such as 10x10, got {text!r}") from None
+    if not (1 <= rows <= 1000 and 1 <= cols <= 1000):
+        raise UsageError(f"--size {text}: rows and columns must be 1..1000")
+    return rows, cols
+
+
+SEED004_OPTIONS = {"size": ("shikaku", "hashi"), "islands": ("hashi",), "depth": ("shikaku",),
+                   "merge_iterations": ("shikaku",), "unique": ("shikaku", "hashi")}
+SUDOKU_GENERATION_OPTIONS = ("grid_method", "chains", "order")
+
+
+def _sudoku_generation_defaults(args):
+    args.grid_method = args.grid_method or "anneal"
+    args.order = 3 if args.order is None else args.order
+
+
+def _generate_seed004(args):
+    """gpu-sa generate --kind shikaku|hashi: the seed's generators, one seed (SEED, i) per puzzle."""
+    if args.size is None:
+        raise UsageError(f"generate --kind {args.kind} needs --size ROWSxCOLS")
+    rows, cols = _size(args.size)
+    kind = puzzle_module(args.kind)
+    fmt = args.output_format or "plain"
+    if fmt not in kind.FORMATS:
+        raise UsageError(f"--output-format {fmt} is not a {args.kind} format; choose from {', '.join(kind.FORMATS)}")
+    seed = _seed_or_random(args, quiet=args.json)
+    for index in range(args.count):
+        instance, solution = kind.generate_puzzle(rows, cols, seed=[seed, index], unique=args.unique,
+                                                  islands=args.islands, depth=args.depth,
+                                                  merge_iterations=args.merge_iterations)
+        text = kind.write_puzzle(instance, fmt)
+        if args.json:
+            print(json.dumps({"index": index, "puzzle": text, "solution": solution, "seed": seed,
+                              "kind": args.kind, "unique": True if args.unique else None}), flush=True)
+        else:
+            print(text + ("\n" if fmt in ("plain", "has") else ""), flush=True)
+    return EXIT_SOLVED
+
+
 def _generate(args):
     from .puzzles.sudoku import generate
     from .puzzles.sudoku.geometry import MAX_ORDER, MIN_ORDER
 
-    if not MIN_ORDER <= args.order <= MAX_ORDER:
-        raise UsageError(f"--order must be in {MIN_ORDER}..{MAX_ORDER}")
     if args.count < 1:
         raise UsageError("--count must be at least 1")
+    for option, kinds in SEED004_OPTIONS.items():
+        if getattr(args, option) not in (None, False) and args.kind not in kinds:
+            raise UsageError(f"--{option.replace('_', '-')} applies to generate --kind {' or '.join(kinds)}")
+    if args.kind != "sudoku":
+        for option in SUDOKU_GENERATION_OPTIONS:
+            if getattr(args, option) is not None:
+                raise UsageError(f"--{option.replace('grid_', '')} applies to generate --kind sudoku")
+        return _generate_seed004(args)
+    _sudoku_generation_defaults(args)
+    if not MIN_ORDER <= args.order <= MAX_ORDER:
+        raise UsageError(f"--order must be in {MIN_ORDER}..{MAX_ORDER}")
+    if args.output_format not in (None,) + PUZZLES["sudoku"].FORMATS:
+        raise UsageError(f"--output-format {args.output_format} is not a sudoku format")
     seed = _seed_or_random(args, quiet=args.json)
     made = generate.grids(args.count, order=args.order, method=args.grid_method, seed=seed, backend=args.backend,
                           chains=args.chains)
@@ -557,6 +631,7 @@ def _puzzle(args):
 
     if args.count < 1:
         raise UsageError("--count must be at least 1")
+    _sudoku_generation_defaults(args)
     seed = _seed_or_random(args, quiet=args.json)
     limit = args.max_grids or 50 * args.count
     stream = generate.grid_stream(order=args.order, method=args.grid_method, seed=seed, backend=args.backend,

@@ -24,6 +24,7 @@ from ..ilp import ExactAnswer, exact_answer
 from ..move import AnnealMove, smallest_unsigned
 from . import rect
 from .formats import FORMATS
+from .formats import write as write_puzzle
 from .geometry import ShikakuGeometry, geometry
 
 KIND = "shikaku"
@@ -104,6 +105,17 @@ class Shikaku:
 
     def contradicts(self) -> bool:
         return False  # parsing already rejects clues without a candidate; the rest is the solvers' job
+
+
+def generate_puzzle(rows: int, cols: int, *, seed, unique: bool = False, depth: int | None = None,
+                    merge_iterations: int | None = None, islands=None):
+    """(clues, rectangles) by the seed's generator (``generate.generate``); ValueError when none can be made."""
+    from .generate import GenerationFailed, generate
+
+    try:
+        return generate(rows, cols, seed=seed, unique=unique, depth=depth, merge_iterations=merge_iterations)
+    except GenerationFailed as error:
+        raise ValueError(str(error)) from None
 
 
 def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Shikaku]:
