@@ -14,6 +14,7 @@ def test_python_example_runs():
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines()[0].startswith("True 244 462371985")
     assert done.stdout.splitlines()[1] == "True 1575008"
+    assert done.stdout.splitlines()[2:4] == ["True [0, 1, 0, 3]", "1"]  # the 7x7 Shikaku's unique answer
 
 
 def test_first_command_solves_the_bundled_example():
