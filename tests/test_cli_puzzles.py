@@ -97,3 +97,38 @@ def test_unsolvable_hashi_is_exit_1_not_a_wrong_answer():
     done = run_cli("solve", "-", "--kind", "hashi", "--backend", "cpu", "--seed", "1", "--plateaus", "20",
                    "--trials", "2", "--json", stdin="1 . 2\n")
     assert done.returncode == 1 and json.loads(done.stdout)["solved"] is False
+
+
+@pytest.mark.parametrize("kind, size, extra", [("shikaku", "6x9", []), ("hashi", "8x10", ["--islands", "14"])])
+def test_generate_unique_puzzles_replay_from_the_seed(kind, size, extra):
+    args = ["generate", "--kind", kind, "--size", size, "--count", "2", "--seed", "5", "--unique", "--json", *extra]
+    first, second = run_cli(*args), run_cli(*args)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout  # a run is a function of its seed
+    records = [json.loads(line) for line in first.stdout.splitlines()]
+    assert len(records) == 2 and records[0]["puzzle"] != records[1]["puzzle"]
+    module = {"shikaku": shikaku, "hashi": hashi}[kind]
+    for record in records:
+        (puzzle,) = module.parse(record["puzzle"])
+        rows, cols = map(int, size.split("x"))
+        instance = puzzle.clues if kind == "shikaku" else puzzle.grid
+        assert instance.shape == (rows, cols)
+        if kind == "hashi":
+            assert (instance > 0).sum() == 14
+            assert validate.hashi_violations(instance.tolist(), record["solution"]) == []
+        else:
+            assert validate.shikaku_violations(instance.tolist(), record["solution"]) == []
+        assert puzzle.count_solutions(limit=2).solutions == 1  # --unique, checked again here
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--kind", "shikaku", "--count", "1"], "needs --size"),
+    (["--kind", "shikaku", "--count", "1", "--size", "ten"], "--size expects ROWSxCOLS"),
+    (["--kind", "shikaku", "--count", "1", "--size", "5x5", "--islands", "3"], "--islands applies to"),
+    (["--kind", "hashi", "--count", "1", "--size", "5x5", "--order", "3"], "--order applies to"),
+    (["--kind", "hashi", "--count", "1", "--size", "5x5", "--output-format", "line"], "not a hashi format"),
+    (["--count", "1", "--size", "5x5"], "--size applies to"),
+])
+def test_generate_usage_errors(args, message):
+    done = run_cli("generate", *args)
+    assert done.returncode == 2 and message in done.stderr and len(done.stderr.strip().splitlines()) == 1

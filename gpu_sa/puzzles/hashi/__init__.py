@@ -26,6 +26,7 @@ from ..ilp import ExactAnswer, exact_answer
 from ..move import AnnealMove, smallest_unsigned
 from . import bridge
 from .formats import FORMATS
+from .formats import write as write_puzzle
 from .geometry import HashiGeometry, geometry
 
 KIND = "hashi"
@@ -33,8 +34,9 @@ MOVES = ("bridge",)
 DEFAULT_MOVE = "bridge"
 METHODS = ("anneal", "ilp")
 OUTPUT_FORMATS = ("pretty",)  # a solution is drawn; the puzzle formats cannot hold one
-# Measured with bench/hashi.py (bench/RESULTS.md): a geometric law over plateaus of one move per movable edge.
-SCHEDULE_DEFAULTS = (1.0, 0.05, 2000)
+# Measured on Coelho et al. instances of 200 and 300 islands (bench/RESULTS.md, "hashi schedule sweep"):
+# a geometric law over plateaus of one move per movable edge.
+SCHEDULE_DEFAULTS = (0.5, 0.05, 1000)
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,6 +115,23 @@ class Hashi:
 
     def contradicts(self) -> bool:
         return False
+
+
+def default_islands(rows: int, cols: int) -> int:
+    """About a quarter of the cells, at most 100 (the Coelho et al. density), at least 2."""
+    return max(2, min(100, rows * cols // 4))
+
+
+def generate_puzzle(rows: int, cols: int, *, seed, unique: bool = False, islands: int | None = None, depth=None,
+                    merge_iterations=None):
+    """(grid, bridges) with exactly ``islands`` islands by the seed's generator; ValueError when none can be made."""
+    from .generate import GenerationFailed, generate
+
+    try:
+        return generate(rows, cols, islands=default_islands(rows, cols) if islands is None else islands, seed=seed,
+                        unique=unique, exact=True)
+    except GenerationFailed as error:
+        raise ValueError(str(error)) from None
 
 
 def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Hashi]:
