@@ -30,7 +30,8 @@ def _rows(text):
 
 
 GRIDS = {
-    # shikaku 5x5 (8 clues) and 4x6 (7 clues), each from a hand-drawn partition
+    # shikaku 5x5 (8 clues, from a hand-drawn partition) and 4x6 (11 clues, generator seed 0, no merges;
+    # 6 clues keep two or more candidates after pruning)
     "shikaku5": ("shikaku", _rows("""
         . . . 4 .
         4 . . . .
@@ -38,10 +39,10 @@ GRIDS = {
         . . 2 3 .
         . 4 . . 1""")),
     "shikaku4x6": ("shikaku", _rows("""
-        . 3 . . . .
-        . . 2 . 4 .
-        4 . . . . .
-        3 . . 4 . 4""")),
+        . . 2 . . 3
+        2 2 . . . 3
+        2 2 . 2 . .
+        . . 2 . 2 2""")),
     # hashi: 6 islands whose numbers also allow one disconnected assignment (chains reach local
     # cost 0 both ways, so the connectivity walk runs), and a 100-island Coelho et al. instance
     "hashi6": ("hashi", _rows("""
