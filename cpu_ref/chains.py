@@ -1,7 +1,16 @@
-"""What every move's NumPy twin does after a step: the Metropolis bookkeeping shared by all moves."""
+"""What every move's NumPy twin shares: the Metropolis bookkeeping at the start and after a step
+(the twin of ``gpu_sa.kernels.chain_functions`` and ``keep_best``)."""
 from __future__ import annotations
 
 import numpy as np
+
+
+def start_bookkeeping(state):
+    """Fresh chains: nothing accepted yet, the initial configuration and cost are the best so far."""
+    state.accepted[...] = 0
+    state.best_cost[...] = state.cost
+    state.best_config[...] = state.config
+    state.best_move[...] = 0
 
 
 def record_accepted(state, taken, delta, move):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng
-from .chains import record_accepted
+from .chains import record_accepted, start_bookkeeping
 
 
 def _local_cost(config, degrees, edges, islands):
@@ -72,10 +72,7 @@ def init_chains(chain_base, seed, edges, islands, movable, n_values, state):
         if not _walk(config[row], edges, islands, state.counts[row, n:]):
             cost[row] = 1
     state.cost[...] = cost
-    state.accepted[...] = 0
-    state.best_cost[...] = state.cost
-    state.best_config[...] = state.config
-    state.best_move[...] = 0
+    start_bookkeeping(state)
 
 
 def advance_chains(chain_base, seed, edges, islands, movable, n_values,

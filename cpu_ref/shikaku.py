@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng
-from .chains import record_accepted
+from .chains import record_accepted, start_bookkeeping
 
 
 def _cells(rectangles, candidate, n_cells):
@@ -48,10 +48,7 @@ def init_chains(chain_base, seed, rectangles, clues, movable, n_values, state):
             coverage[taken, r[taken, j] * width + c[taken, j]] += 1
     state.counts[...] = coverage
     state.cost[...] = np.maximum(coverage - 1, 0).sum(axis=1)
-    state.accepted[...] = 0
-    state.best_cost[...] = state.cost
-    state.best_config[...] = state.config
-    state.best_move[...] = 0
+    start_bookkeeping(state)
 
 
 def advance_chains(chain_base, seed, rectangles, clues, movable, n_values,

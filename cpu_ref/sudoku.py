@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng
-from .chains import record_accepted
+from .chains import record_accepted, start_bookkeeping
 
 
 def _union_counts(counts, rows, offsets, digits):
@@ -34,10 +34,7 @@ def init_chains(chain_base, seed, givens, free_cells, unit_offsets, n_values, st
     pairs = state.counts.astype(np.int64) * (state.counts.astype(np.int64) - 1) // 2
     positive = 3 * n_values * n_values
     state.cost[...] = pairs[:, :positive].sum(axis=1) - pairs[:, positive:].sum(axis=1)
-    state.accepted[...] = 0
-    state.best_cost[...] = state.cost
-    state.best_config[...] = grid
-    state.best_move[...] = 0
+    start_bookkeeping(state)
 
 
 def advance_chains(chain_base, seed, givens, free_cells, unit_offsets, n_values,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng
-from .chains import record_accepted
+from .chains import record_accepted, start_bookkeeping
 
 
 def init_chains(chain_base, seed, givens, movable, boxes, n_values, state):
@@ -40,10 +40,7 @@ def init_chains(chain_base, seed, givens, movable, boxes, n_values, state):
         np.add.at(counts, (rows, (side + c[cell]) * side + grid[:, cell]), 1)
     state.counts[...] = counts
     state.cost[...] = (counts == 0).sum(axis=1)
-    state.accepted[...] = 0
-    state.best_cost[...] = state.cost
-    state.best_config[...] = grid
-    state.best_move[...] = 0
+    start_bookkeeping(state)
 
 
 def _missing_change(counts, rows, bases, removed, added, moves):

@@ -231,6 +231,21 @@ def split_puzzlink_url(line: str, names: Iterable[str], where: str) -> tuple[int
     return int(height), int(width), "/".join(parts[fields + 2:]), body_column
 
 
+def puzzlink_grid(line: SourceLine, names: Iterable[str], where: str, thing: str, zero_error: str) -> np.ndarray:
+    """(rows, cols) numbers of a puzz.link URL line, 0 = empty; '?' and 0 numbers are refused.
+
+    ``thing`` names a number in the '?' message ("clue", "island"); ``zero_error`` is the
+    message for a 0, formatted with the cell as ``{cell}`` (such as "r1c2").
+    """
+    rows, cols, body, column = split_puzzlink_url(line.content, names, where)
+    grid = decode_number16(body, rows * cols, where, line.indent + column).reshape(rows, cols)
+    for r, c in np.argwhere(grid == UNKNOWN)[:1]:
+        raise PuzzleError(f"{where}: the {thing} at r{r + 1}c{c + 1} is '?' (unknown); every {thing} needs its number")
+    for r, c in np.argwhere(grid == 0)[:1]:
+        raise PuzzleError(f"{where}: " + zero_error.format(cell=f"r{r + 1}c{c + 1}"))
+    return grid.clip(min=0)
+
+
 def decode_number16(body: str, cells: int, where: str, column: int = 1) -> np.ndarray:
     """pzprjs number16 body -> (cells,) int64: numbers, ``EMPTY``, ``UNKNOWN`` for '.'."""
     values = np.full(cells, EMPTY, dtype=np.int64)

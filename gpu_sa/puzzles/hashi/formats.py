@@ -166,14 +166,9 @@ def _parse_tatham(lines, source):
 
 def _parse_puzzlink(lines, source):
     (line,) = lines
-    where = f"{source}:{line.number}"
-    rows, cols, body, column = codecs.split_puzzlink_url(line.content, PUZZLINK_NAMES, where)
-    grid = codecs.decode_number16(body, rows * cols, where, line.indent + column).reshape(rows, cols)
-    for r, c in np.argwhere(grid == codecs.UNKNOWN)[:1]:
-        raise PuzzleError(f"{where}: the island at r{r + 1}c{c + 1} is '?' (unknown); every island needs its number")
-    for r, c in np.argwhere(grid == 0)[:1]:
-        raise PuzzleError(f"{where}: island with value 0 at r{r + 1}c{c + 1}; islands are 1..{MAX_VALUE}")
-    return _checked(grid.clip(min=0), "puzzlink", source, line.number)
+    grid = codecs.puzzlink_grid(line, PUZZLINK_NAMES, f"{source}:{line.number}", "island",
+                                f"island with value 0 at {{cell}}; islands are 1..{MAX_VALUE}")
+    return _checked(grid, "puzzlink", source, line.number)
 
 
 def _checked(grid, fmt, source, line):

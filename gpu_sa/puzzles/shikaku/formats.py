@@ -118,15 +118,9 @@ def _parse_tatham(lines, source):
 
 def _parse_puzzlink(lines, source):
     (line,) = lines
-    where = f"{source}:{line.number}"
-    rows, cols, body, column = codecs.split_puzzlink_url(line.content, PUZZLINK_NAMES, where)
-    values = codecs.decode_number16(body, rows * cols, where, line.indent + column)
-    grid = values.reshape(rows, cols)
-    for r, c in np.argwhere(grid == codecs.UNKNOWN)[:1]:
-        raise PuzzleError(f"{where}: the clue at r{r + 1}c{c + 1} is '?' (unknown); every clue needs its number")
-    for r, c in np.argwhere(grid == 0)[:1]:
-        raise PuzzleError(f"{where}: clue 0 at r{r + 1}c{c + 1}; clues are positive")
-    return _checked(grid.clip(min=0), "puzzlink", source, line.number)
+    grid = codecs.puzzlink_grid(line, PUZZLINK_NAMES, f"{source}:{line.number}", "clue",
+                                "clue 0 at {cell}; clues are positive")
+    return _checked(grid, "puzzlink", source, line.number)
 
 
 def _checked(grid, fmt, source, line):

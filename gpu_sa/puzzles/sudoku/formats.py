@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import codecs
 from ..errors import PuzzleError
 from .geometry import MAX_ORDER, order_of_side
 
@@ -54,22 +55,11 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[ParsedG
 
 
 def _blocks(text):
-    """Runs of (line number, stripped content) separated by blank lines; comments dropped."""
-    block = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        content = raw.strip()
-        if content.startswith("#"):
-            continue
-        if not content:
-            if block:
-                yield block
-            block = []
-            continue
-        if _SEPARATOR_LINE.match(content):
-            continue
-        block.append((number, content))
-    if block:
-        yield block
+    """Runs of (line number, stripped content) separated by blank lines; comments and separator lines dropped."""
+    for block in codecs.blocks(text):
+        kept = [(line.number, line.content) for line in block if not _SEPARATOR_LINE.match(line.content)]
+        if kept:
+            yield kept
 
 
 def _detect(block):
