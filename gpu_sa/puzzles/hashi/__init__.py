@@ -140,4 +140,4 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Hashi]:
     return [Hashi(grid=g.grid, fmt=g.fmt, source=g.source, line=g.line) for g in parse_grids(text, source, fmt)]
 
 
-__all__ = ["Hashi", "parse", "PuzzleError", "MOVES", "KIND"]
+__all__ = ["Hashi", "parse", "PuzzleError", "MOVES", "KIND", "FORMATS", "write_puzzle", "generate_puzzle"]

@@ -124,4 +124,4 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Shikaku
     return [Shikaku(clues=g.clues, fmt=g.fmt, source=g.source, line=g.line) for g in parse_grids(text, source, fmt)]
 
 
-__all__ = ["Shikaku", "parse", "PuzzleError", "MOVES", "KIND"]
+__all__ = ["Shikaku", "parse", "PuzzleError", "MOVES", "KIND", "FORMATS", "write_puzzle", "generate_puzzle"]
