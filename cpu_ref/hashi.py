@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng
-from .chains import record_accepted, start_bookkeeping
+from .chains import accepts, by_puzzle, record_accepted, row_chains, start_bookkeeping, walk
+from .sudoku import seed_of
 
 
 def _local_cost(config, degrees, edges, islands):
@@ -53,68 +54,83 @@ def _walk(bridges, edges, islands, scratch):
     return seen == n
 
 
-def init_chains(chain_base, seed, edges, islands, movable, n_values, state):
-    chains = state.config.shape[0]
-    n = int(n_values)
-    chain_ids = np.arange(chain_base, chain_base + chains, dtype=np.uint64)
-    config = np.zeros(state.config.shape, dtype=np.int64)
-    for e, most in movable:
-        word = rng.stream_words(np.uint64(e), chain_ids, rng.TAG_INIT, seed)[0]
-        config[:, e] = rng.uniform_below(word, int(most) + 1)
-    degrees = np.zeros((chains, n), dtype=np.int64)
-    for end in range(2):
-        np.add.at(degrees, (slice(None), edges[:, end]), config)
-    state.config[...] = config
+def _trimmed(one):
+    """One puzzle's edge and island tables without the batch's padding."""
+    return one.edges[:int(one.n_edges)], one.islands[:int(one.n_islands)]
+
+
+def init_chains(chains, tables, state):
+    puzzles, chain_ids, _ = row_chains(chains, state.cost.shape[0])
+    seed = seed_of(chains)
+    state.config[...] = 0
     state.counts[...] = 0
-    state.counts[:, :n] = degrees
-    cost = _local_cost(config, degrees, edges, islands)
-    for row in np.flatnonzero(cost == 0):
-        if not _walk(config[row], edges, islands, state.counts[row, n:]):
-            cost[row] = 1
-    state.cost[...] = cost
-    start_bookkeeping(state)
+    for one, where, ids in by_puzzle(tables, puzzles, chain_ids):
+        edges, islands = _trimmed(one)
+        n = islands.shape[0]
+        config = np.zeros((where.size, state.config.shape[1]), dtype=np.int64)
+        for e, most in one.movable[:int(one.n_movable)]:
+            word = rng.stream_words(np.uint64(e), ids, rng.TAG_INIT, seed)[0]
+            config[:, e] = rng.uniform_below(word, int(most) + 1)
+        degrees = np.zeros((where.size, n), dtype=np.int64)
+        for end in range(2):
+            np.add.at(degrees, (slice(None), edges[:, end]), config[:, :edges.shape[0]])
+        state.config[where] = config
+        state.counts[where, :n] = degrees
+        cost = _local_cost(config[:, :edges.shape[0]], degrees, edges, islands)
+        for i in np.flatnonzero(cost == 0):
+            if not _walk(config[i], edges, islands, state.counts[where[i], n:3 * n]):
+                cost[i] = 1
+        state.cost[where] = cost
+    start_bookkeeping(state, chains)
 
 
-def advance_chains(chain_base, seed, edges, islands, movable, n_values,
-                   move_begin, move_end, plateau_begin, plateau_length, thresholds, state):
-    chains = state.config.shape[0]
-    n = int(n_values)
-    rows = np.arange(chains)
-    chain_ids = np.arange(chain_base, chain_base + chains, dtype=np.uint64)
-    numbers = islands[:, 0].astype(np.int64)
-    local = _local_cost(state.config, state.counts[:, :n], edges, islands)
-    partner_table = edges[:, 3:]
-    for move in range(int(move_begin), int(move_end)):
-        plateau = move // plateau_length - plateau_begin
-        w_edge, w_value, _, w_accept = rng.stream_words(np.uint64(move), chain_ids, rng.TAG_MOVE, seed)
-        slot = rng.uniform_below(w_edge, len(movable))
-        e = movable[slot, 0].astype(np.int64)
-        held = state.config[rows, e].astype(np.int64)
-        value = (w_value.astype(np.uint64) * movable[slot, 1].astype(np.uint64) >> np.uint64(32)).astype(np.int64)
-        value += value >= held
-        change = value - held
-        a, b = edges[e, 0].astype(np.int64), edges[e, 1].astype(np.int64)
-        degree_a = state.counts[rows, a].astype(np.int64)
-        degree_b = state.counts[rows, b].astype(np.int64)
-        local_delta = (np.abs(degree_a + change - numbers[a]) - np.abs(degree_a - numbers[a])
-                       + np.abs(degree_b + change - numbers[b]) - np.abs(degree_b - numbers[b]))
-        partners = partner_table[e]
-        in_use = np.where(partners >= 0, state.config[rows[:, None], np.maximum(partners, 0)] > 0, False)
-        crossing = in_use.sum(axis=1)
-        local_delta += np.where(held == 0, crossing, np.where(value == 0, -crossing, 0))
-        energy = local + local_delta
-        for row in np.flatnonzero(energy == 0):
-            bridges = state.config[row].astype(np.int64)
-            bridges[e[row]] = value[row]
-            if not _walk(bridges, edges, islands, state.counts[row, n:]):
-                energy[row] = 1
-        delta = energy - state.cost.astype(np.int64)
-        accept = (delta <= 0) | (w_accept < thresholds[plateau, np.maximum(delta, 0)])
-        taken = rows[accept]
-        if taken.size == 0:
-            continue
-        state.config[taken, e[taken]] = value[taken]
-        state.counts[taken, a[taken]] = degree_a[taken] + change[taken]
-        state.counts[taken, b[taken]] = degree_b[taken] + change[taken]
-        local[taken] += local_delta[taken]
-        record_accepted(state, taken, delta, move)
+def advance_chains(chains, chunk, tables, state):
+    seed = seed_of(chains)
+    puzzles, _, running = row_chains(chains, state.cost.shape[0])
+    local = np.zeros(state.cost.shape, dtype=np.int64)
+    for one, where in by_puzzle(tables, puzzles[running]):
+        edges, islands = _trimmed(one)
+        rows = running[where]
+        local[rows] = _local_cost(state.config[rows][:, :edges.shape[0]], state.counts[rows][:, :islands.shape[0]],
+                                  edges, islands)
+
+    def step(move, all_rows, all_ids, all_puzzles, all_thresholds):
+        for one, _, rows, chain_ids, thresholds in by_puzzle(tables, all_puzzles, all_rows, all_ids, all_thresholds):
+            edges, islands = _trimmed(one)
+            movable = one.movable[:int(one.n_movable)]
+            n = islands.shape[0]
+            numbers = islands[:, 0].astype(np.int64)
+            w_edge, w_value, _, w_accept = rng.stream_words(np.uint64(move), chain_ids, rng.TAG_MOVE, seed)
+            slot = rng.uniform_below(w_edge, len(movable))
+            e = movable[slot, 0].astype(np.int64)
+            held = state.config[rows, e].astype(np.int64)
+            value = rng.uniform_below(w_value, movable[slot, 1].astype(np.int64))
+            value += value >= held
+            change = value - held
+            a, b = edges[e, 0].astype(np.int64), edges[e, 1].astype(np.int64)
+            degree_a = state.counts[rows, a].astype(np.int64)
+            degree_b = state.counts[rows, b].astype(np.int64)
+            local_delta = (np.abs(degree_a + change - numbers[a]) - np.abs(degree_a - numbers[a])
+                           + np.abs(degree_b + change - numbers[b]) - np.abs(degree_b - numbers[b]))
+            partners = edges[e, 3:]
+            in_use = np.where(partners >= 0, state.config[rows[:, None], np.maximum(partners, 0)] > 0, False)
+            crossing = in_use.sum(axis=1)
+            local_delta += np.where(held == 0, crossing, np.where(value == 0, -crossing, 0))
+            energy = local[rows] + local_delta
+            for i in np.flatnonzero(energy == 0):
+                bridges = state.config[rows[i]].astype(np.int64)
+                bridges[e[i]] = value[i]
+                if not _walk(bridges, edges, islands, state.counts[rows[i], n:3 * n]):
+                    energy[i] = 1
+            delta = energy - state.cost[rows].astype(np.int64)
+            accept = accepts(delta, w_accept, thresholds)
+            taken = rows[accept]
+            if taken.size == 0:
+                continue
+            state.config[taken, e[accept]] = value[accept]
+            state.counts[taken, a[accept]] = degree_a[accept] + change[accept]
+            state.counts[taken, b[accept]] = degree_b[accept] + change[accept]
+            local[taken] += local_delta[accept]
+            record_accepted(state, taken, delta[accept], move)
+
+    walk(chains, chunk, state, step)

@@ -1,46 +1,87 @@
 """Plain-NumPy twin of move ``swap`` (Lewis 2007): every chain advanced together.
 
-Written apart from ``gpu_sa/puzzles/sudoku/swap.py``; shares only the box tables and the
-acceptance table. Counts: | rows N x N | columns N x N |; cost = digits missing from them.
+Written apart from ``gpu_sa/puzzles/sudoku/swap.py``; shares only the tables and the acceptance
+table. Counts: | rows N x N | columns N x N |; cost = digits missing from them. Partners are drawn
+among the legal ones when the puzzle's candidates restrict swaps; the initial fill is repaired into
+a candidate-respecting matching by a recursive Kuhn search (the product's is iterative).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import rng
-from .chains import record_accepted, start_bookkeeping
+from .chains import accepts, record_accepted, row_chains, start_bookkeeping, walk
+from .sudoku import seed_of
 
 
-def init_chains(chain_base, seed, givens, movable, boxes, n_values, state):
-    chains, cells = state.config.shape
-    side = n_values
-    order = int(round(side ** 0.5))
-    chain_ids = np.arange(chain_base, chain_base + chains, dtype=np.uint64)
-    grid = np.broadcast_to(np.where(givens >= 0, givens, 0).astype(np.uint8), (chains, cells)).copy()
-    rows = np.arange(chains)
-    for b in range(boxes.shape[0]):
-        k = boxes[b, 0]
-        free = boxes[b, 1:1 + k]
+def _bit(masks, digits):
+    return ((masks.astype(np.uint64) >> digits.astype(np.uint64)) & np.uint64(1)).astype(bool)
+
+
+def _repair(grid_row, cells, masks_row):
+    """Reassign the digits of ``cells`` (one box) so each holds a candidate where a matching allows."""
+    k = len(cells)
+    digits = [int(grid_row[c]) for c in cells]
+    legal = [[(int(masks_row[cells[s]]) >> d) & 1 == 1 for d in range(64)] for s in range(k)]
+    owner = {d: None for d in digits}  # the box's missing digits; None = nobody holds it legally
+    matched = [None] * k
+    for s, d in enumerate(digits):
+        if legal[s][d]:
+            owner[d], matched[s] = s, d
+
+    def augment(s, visited):
+        for d in sorted(owner):
+            if legal[s][d] and d not in visited:
+                visited.add(d)
+                if owner[d] is None or augment(owner[d], visited):
+                    owner[d], matched[s] = s, d
+                    return True
+        return False
+
+    for s in range(k):
+        if matched[s] is None:
+            augment(s, set())
+    spare = iter(sorted(d for d, s in owner.items() if s is None))
+    for s in range(k):
+        grid_row[cells[s]] = matched[s] if matched[s] is not None else next(spare)
+
+
+def init_chains(chains, tables, state):
+    puzzles, chain_ids, _ = row_chains(chains, state.cost.shape[0])
+    seed = seed_of(chains)
+    side = tables.n_values
+    order = tables.order
+    rows = np.arange(state.cost.shape[0])
+    givens = tables.givens[puzzles]
+    grid = np.where(givens >= 0, givens, 0).astype(np.uint8)
+    for b in range(side):
         r0, c0 = (b // order) * order, (b % order) * order
-        box_givens = {int(givens[(r0 + i) * side + c0 + j]) for i in range(order) for j in range(order)}
-        missing = [d for d in range(side) if d not in box_givens]
-        grid[:, free] = np.array(missing, dtype=np.uint8)
-        for i in range(k - 1, 0, -1):
-            words = rng.stream_words(np.uint64(b * side + i), chain_ids, rng.TAG_INIT, seed)
-            j = rng.uniform_below(words[0], i + 1)
-            a, c = free[i], free[j]
-            held = grid[:, a].copy()
-            grid[:, a] = grid[rows, c]
-            grid[rows, c] = held
+        box_cells = [(r0 + i) * side + c0 + j for i in range(order) for j in range(order)]
+        for p in np.unique(puzzles):
+            here = rows[puzzles == p]
+            k = tables.boxes[p, b, 0]
+            free = tables.boxes[p, b, 1:1 + k]
+            held = {int(tables.givens[p, c]) for c in box_cells if tables.givens[p, c] >= 0}
+            grid[np.ix_(here, free)] = np.array([d for d in range(side) if d not in held], dtype=np.uint8)
+            for i in range(k - 1, 0, -1):
+                words = rng.stream_words(np.uint64(b * side + i), chain_ids[here], rng.TAG_INIT, seed)
+                j = rng.uniform_below(words[0], i + 1)
+                a, c = free[i], free[j]
+                keep = grid[here, a].copy()
+                grid[here, a] = grid[here, c]
+                grid[here, c] = keep
+            if tables.restricted[p]:
+                for r in here:
+                    _repair(grid[r], list(free), tables.masks[p])
     state.config[...] = grid
-    r, c = np.divmod(np.arange(cells), side)
-    counts = np.zeros((chains, 2 * side * side), dtype=np.int64)
-    for cell in range(cells):
+    r, c = np.divmod(np.arange(grid.shape[1]), side)
+    counts = np.zeros(state.counts.shape, dtype=np.int64)
+    for cell in range(grid.shape[1]):
         np.add.at(counts, (rows, r[cell] * side + grid[:, cell]), 1)
         np.add.at(counts, (rows, (side + c[cell]) * side + grid[:, cell]), 1)
     state.counts[...] = counts
     state.cost[...] = (counts == 0).sum(axis=1)
-    start_bookkeeping(state)
+    start_bookkeeping(state, chains)
 
 
 def _missing_change(counts, rows, bases, removed, added, moves):
@@ -49,23 +90,40 @@ def _missing_change(counts, rows, bases, removed, added, moves):
     return np.where(moves, change, 0)
 
 
-def advance_chains(chain_base, seed, givens, movable, boxes, n_values,
-                   move_begin, move_end, plateau_begin, plateau_length, thresholds, state):
-    chains = state.config.shape[0]
-    side = n_values
-    rows = np.arange(chains)
-    chain_ids = np.arange(chain_base, chain_base + chains, dtype=np.uint64)
-    for move in range(int(move_begin), int(move_end)):
-        plateau = move // plateau_length - plateau_begin
+def _partners(rows, puzzles, box, k, i, x, tables, config):
+    """Slot of each row's partner and whether it has one (legal partners only when restricted)."""
+    width = tables.movable.shape[2] - 1
+    slots = np.arange(width)[None, :]
+    cells = tables.movable[puzzles, box, 1:].astype(np.int64)  # (rows, width), -1 padded
+    held = config[rows[:, None], np.maximum(cells, 0)].astype(np.int64)
+    other = (slots < k[:, None]) & (slots != i[:, None])
+    a = cells[np.arange(rows.size), i]
+    legal = other & _bit(tables.masks[puzzles, a][:, None], held) & _bit(
+        tables.masks[puzzles[:, None], np.maximum(cells, 0)], np.broadcast_to(x[:, None], cells.shape))
+    restricted = tables.restricted[puzzles] != 0
+    legal = np.where(restricted[:, None], legal, other)
+    return legal
+
+
+def advance_chains(chains, chunk, tables, state):
+    seed = seed_of(chains)
+    side = tables.n_values
+
+    def step(move, rows, chain_ids, puzzles, thresholds):
         w_box, w_first, w_second, w_accept = rng.stream_words(np.uint64(move), chain_ids, rng.TAG_MOVE, seed)
-        box = rng.uniform_below(w_box, len(movable))
-        k = movable[box, 0].astype(np.int64)
-        i = (w_first.astype(np.uint64) * k.astype(np.uint64) >> np.uint64(32)).astype(np.int64)
-        j = (w_second.astype(np.uint64) * (k - 1).astype(np.uint64) >> np.uint64(32)).astype(np.int64)
-        j += j >= i
-        a = movable[box, 1 + i].astype(np.int64)
-        c = movable[box, 1 + j].astype(np.int64)
+        box = rng.uniform_below(w_box, tables.n_movable[puzzles])
+        k = tables.movable[puzzles, box, 0].astype(np.int64)
+        i = rng.uniform_below(w_first, k)
+        a = tables.movable[puzzles, box, 1 + i].astype(np.int64)
         x = state.config[rows, a].astype(np.int64)
+        legal = _partners(rows, puzzles, box, k, i, x, tables, state.config)
+        count = legal.sum(axis=1)
+        moving = count > 0
+        rank = rng.uniform_below(w_second, np.maximum(count, 1))
+        j = np.argmax(legal & (np.cumsum(legal, axis=1) == (rank + 1)[:, None]), axis=1)
+        rows, puzzles, box, a, x, j = rows[moving], puzzles[moving], box[moving], a[moving], x[moving], j[moving]
+        thresholds, w_accept = thresholds[moving], w_accept[moving]
+        c = tables.movable[puzzles, box, 1 + j].astype(np.int64)
         y = state.config[rows, c].astype(np.int64)
         row_a, column_a = np.divmod(a, side)
         row_c, column_c = np.divmod(c, side)
@@ -76,18 +134,22 @@ def advance_chains(chain_base, seed, givens, movable, boxes, n_values,
                  + _missing_change(counts, rows, row_c * side, y, x, rows_move)
                  + _missing_change(counts, rows, (side + column_a) * side, x, y, columns_move)
                  + _missing_change(counts, rows, (side + column_c) * side, y, x, columns_move))
-        accept = (delta <= 0) | (w_accept < thresholds[plateau, np.maximum(delta, 0)])
+        accept = accepts(delta, w_accept, thresholds)
         taken = rows[accept]
         if taken.size == 0:
-            continue
-        state.config[taken, a[taken]] = y[taken]
-        state.config[taken, c[taken]] = x[taken]
-        for moves, base_a, base_c in ((rows_move, row_a * side, row_c * side),
-                                      (columns_move, (side + column_a) * side, (side + column_c) * side)):
-            t = taken[moves[taken]]
+            return
+        a, c, x, y = a[accept], c[accept], x[accept], y[accept]
+        state.config[taken, a] = y
+        state.config[taken, c] = x
+        for moves, base_a, base_c in ((rows_move[accept], row_a[accept] * side, row_c[accept] * side),
+                                      (columns_move[accept], (side + column_a[accept]) * side,
+                                       (side + column_c[accept]) * side)):
+            t = taken[moves]
             # four distinct slots per chain: two units, two digits
-            counts[t, base_a[t] + x[t]] -= np.uint8(1)
-            counts[t, base_a[t] + y[t]] += np.uint8(1)
-            counts[t, base_c[t] + y[t]] -= np.uint8(1)
-            counts[t, base_c[t] + x[t]] += np.uint8(1)
-        record_accepted(state, taken, delta, move)
+            counts[t, base_a[moves] + x[moves]] -= np.uint8(1)
+            counts[t, base_a[moves] + y[moves]] += np.uint8(1)
+            counts[t, base_c[moves] + y[moves]] -= np.uint8(1)
+            counts[t, base_c[moves] + x[moves]] += np.uint8(1)
+        record_accepted(state, taken, delta[accept], move)
+
+    walk(chains, chunk, state, step)

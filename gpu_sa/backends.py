@@ -1,50 +1,42 @@
 """Backends: where the chains run. ``cuda`` (numba-cuda kernels), ``cpu`` (the same device
-functions compiled for the CPU, parallel over chains) and ``numpy`` (the plain reference).
+functions compiled for the CPU, one slice of chains per core) and ``numpy`` (the plain reference).
 
 All three produce the same trajectories for the same (puzzle, move, schedule, seed, chain).
+A backend allocates a ``ChainState`` for a move, then ``init``s and ``advance``s rows of it with
+``kernels.Chains`` (which chain each row runs) and ``kernels.Chunk`` (which moves, at which
+temperatures); ``best``, ``current`` and ``best_config_row`` read results back.
 """
 from __future__ import annotations
 
+import functools
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields
 
 import numpy as np
 
-from . import kernels, rng
-from .puzzles.move import AnnealMove
+from . import kernels
+from .moves import SIMULATOR, AnnealMove, ChainState, state_arrays
 
 BACKENDS = ("auto", "cuda", "cpu", "numpy")
-THREADS_PER_BLOCK = 128
 
 
 class BackendUnavailable(RuntimeError):
     """The requested backend cannot run here; the message says why."""
 
 
-@dataclass
-class ChainState:
-    """Every chain's state, one row per chain (host NumPy arrays or CUDA device arrays)."""
+def _summary(xp, best_cost, best_move, per_puzzle):
+    costs = best_cost.reshape(-1, per_puzzle)
+    moves = best_move.reshape(-1, per_puzzle)
+    lowest, latest = costs.min(axis=1), moves.max(axis=1)
+    return (lowest.get(), latest.get()) if xp is not np else (lowest, latest)
 
-    config: object  # (chains, config_size) move.config_dtype: the configuration (the grid for Sudoku)
-    counts: object  # (chains, counts_size) move.counts_dtype: incremental counts behind the cost
-    cost: object  # (chains,) int32
-    accepted: object  # (chains,) uint64: accepted proposals
-    best_cost: object  # (chains,) int32: lowest cost seen
-    best_config: object  # (chains, config_size) like config: the configuration when best_cost was first reached
-    best_move: object  # (chains,) int64: moves done when best_cost was first reached
 
-    @classmethod
-    def zeros(cls, move: AnnealMove, chains: int, allocate=np.zeros):
-        return cls(config=allocate((chains, move.config_size), move.config_dtype),
-                   counts=allocate((chains, move.counts_size), move.counts_dtype),
-                   cost=allocate(chains, np.int32), accepted=allocate(chains, np.uint64),
-                   best_cost=allocate(chains, np.int32),
-                   best_config=allocate((chains, move.config_size), move.config_dtype),
-                   best_move=allocate(chains, np.int64))
-
-    def arrays(self):
-        return tuple(getattr(self, f.name) for f in fields(self))
+def _best_row(xp, costs, moves, first):
+    lowest = costs.min()
+    key = xp.where(costs == lowest, moves, np.iinfo(np.int64).max)
+    earliest = key.min()
+    row = int(xp.argmax(key == earliest))  # the first of the earliest: the lowest row
+    return first + row, int(lowest), int(earliest)
 
 
 def available_cores() -> int:
@@ -54,59 +46,80 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
-def cuda_status() -> tuple[bool, bool, str]:
-    """(usable, simulated, why): whether CUDA kernels can run here, and on what."""
-    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
-        return True, True, "NUMBA_ENABLE_CUDASIM=1: kernels run in numba's CUDA simulator (slow, for tests)"
-    try:
-        from numba import cuda
-    except Exception as error:  # numba-cuda missing or broken
-        return False, False, f"numba-cuda is not importable ({error.__class__.__name__}: {error})"
-    try:
-        if not cuda.is_available():
-            return False, False, "no CUDA GPU or driver found"
-        device = cuda.get_current_device()
-        name = device.name.decode() if isinstance(device.name, bytes) else device.name
-        return True, False, f"CUDA GPU {name}"
-    except Exception as error:
-        return False, False, f"CUDA is present but unusable ({error.__class__.__name__}: {error})"
-
-
 class NumpyBackend:
     name = "numpy"
+    chains_by_default = 64  # the plain reference is slow: a few chains are enough to check it
 
-    def allocate(self, move, chains):
-        return ChainState.zeros(move, chains)
+    def default_chains(self, move) -> int:
+        """Chains per puzzle when the caller names none."""
+        return self.chains_by_default
 
-    def init(self, state, move, seed, chain_base):
-        move.reference.init_chains(chain_base, seed, *move.tables, move.n_values, state)
+    def allocate(self, move: AnnealMove, rows: int) -> ChainState:
+        return ChainState(**{field: np.zeros(shape, dtype) for field, shape, dtype in state_arrays(move, rows)})
 
-    def advance(self, state, move, seed, chain_base, move_begin, move_end, plateau_begin, plateau_length,
-                thresholds):
-        move.reference.advance_chains(chain_base, seed, *move.tables, move.n_values, move_begin, move_end,
-                                      plateau_begin, plateau_length, thresholds, state)
+    def init(self, state, move, chains):
+        """Fresh chains in the rows of active puzzles (the twin fills every row of a scratch state)."""
+        fresh = self.allocate(move, state.cost.shape[0])
+        move.reference.init_chains(chains, move.tables, fresh)
+        rows = np.repeat(np.asarray(chains.active) != 0, int(chains.per_puzzle))
+        for mine, new in zip(state, fresh):
+            mine[rows] = new[rows]
+
+    def advance(self, state, move, chains, chunk):
+        move.reference.advance_chains(chains, chunk, move.tables, state)
 
     def best(self, state):
         return state.best_cost, state.best_move
 
+    def summary(self, state, per_puzzle):
+        """Per puzzle slot of ``per_puzzle`` rows: (lowest best cost, latest move a chain improved at)."""
+        return _summary(np, state.best_cost, state.best_move, per_puzzle)
+
+    def best_row(self, state, first, count):
+        """The reported chain among rows [first, first + count): lowest best cost, then earliest move that
+        reached it, then lowest row. Returns (row, its best cost, its best move)."""
+        return _best_row(np, state.best_cost[first:first + count], state.best_move[first:first + count], first)
+
+    def current(self, state):
+        """(cost, accepted) of every chain, on the host."""
+        return state.cost, state.accepted
+
+    def levels(self, state):
+        """(level, exchanges) of every chain, on the host."""
+        return state.level, state.exchanges
+
     def best_config_row(self, state, row):
-        return state.best_config[row].copy()
+        return np.array(state.best_config[row])
 
     def to_host(self, state):
         return state
 
+    def describe_launch(self, rows, move=None):
+        return f"{rows:,} chains"
+
 
 class CpuBackend(NumpyBackend):
     name = "cpu"
+    chains_by_default = 256  # measured (bench/tts.py): enough restarts in parallel, and every core busy
 
     def __init__(self, threads: int | None = None):
         self.threads = threads or available_cores()
         self._pool = None
 
     def _run_slices(self, function, chains, *args):
-        """Run ``function(row_begin, row_end, *args)`` on one slice of chains per thread."""
-        bounds = np.linspace(0, chains, min(self.threads, chains) + 1).astype(np.int64)
-        slices = list(zip(bounds[:-1], bounds[1:]))
+        """Run ``function(row_begin, row_end, *args)`` on one slice of rows per thread.
+
+        Slices hold whole replica groups (a group's exchanges happen inside one thread) and split
+        the rows of active puzzles evenly, so that solved puzzles of a batch leave no core idle.
+        """
+        per_puzzle, replicas = int(chains.per_puzzle), int(chains.replicas)
+        groups_per_puzzle = per_puzzle // replicas
+        active = np.flatnonzero(np.asarray(chains.active))
+        groups = (active[:, None] * groups_per_puzzle + np.arange(groups_per_puzzle)[None, :]).reshape(-1)
+        if groups.size == 0:
+            return
+        parts = [part for part in np.array_split(groups, min(self.threads, groups.size)) if part.size]
+        slices = [(int(part[0]) * replicas, (int(part[-1]) + 1) * replicas) for part in parts]
         if len(slices) == 1:
             function(slices[0][0], slices[0][1], *args)
             return
@@ -115,71 +128,268 @@ class CpuBackend(NumpyBackend):
         for future in [self._pool.submit(function, begin, end, *args) for begin, end in slices]:
             future.result()
 
-    def init(self, state, move, seed, chain_base):
-        init_rows, _ = kernels.cpu_kernels(move.build)
-        key0, key1 = rng.split_seed(seed)
-        self._run_slices(init_rows, state.cost.shape[0], np.int64(chain_base), key0, key1, *move.tables,
-                         np.int64(move.n_values), *state.arrays())
+    def init(self, state, move, chains):
+        glue = kernels.cpu_glue(move.kernel)
+        self._run_slices(glue.init, chains, chains, move.tables, state)
 
-    def advance(self, state, move, seed, chain_base, move_begin, move_end, plateau_begin, plateau_length,
-                thresholds):
-        _, advance_rows = kernels.cpu_kernels(move.build)
-        key0, key1 = rng.split_seed(seed)
-        self._run_slices(advance_rows, state.cost.shape[0], np.int64(chain_base), key0, key1, *move.tables,
-                         np.int64(move.n_values), np.int64(move_begin), np.int64(move_end),
-                         np.int64(plateau_begin), np.int64(plateau_length), thresholds, *state.arrays())
+    def advance(self, state, move, chains, chunk):
+        glue = kernels.cpu_glue(move.kernel)
+        self._run_slices(glue.advance, chains, chains, chunk, move.tables, state)
+
+    def describe_launch(self, rows, move=None):
+        return f"{rows:,} chains on {self.threads} threads"
+
+
+@functools.cache
+def cuda_device_facts() -> dict:
+    """The current device's name and the per-SM limits occupancy depends on."""
+    from numba import cuda
+
+    device = cuda.get_current_device()
+    name = device.name.decode() if isinstance(device.name, bytes) else device.name
+    facts = {"name": name}
+    for attribute, key in (("MULTIPROCESSOR_COUNT", "sms"), ("MAX_THREADS_PER_MULTI_PROCESSOR", "threads_per_sm"),
+                           ("MAX_REGISTERS_PER_MULTIPROCESSOR", "registers_per_sm"),
+                           ("MAX_BLOCKS_PER_MULTIPROCESSOR", "blocks_per_sm"),
+                           ("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR", "shared_per_sm")):
+        facts[key] = int(getattr(device, attribute))
+    return facts
+
+
+def resident_blocks(*, registers: int, shared: int, threads: int, facts: dict) -> int:
+    """Blocks of ``threads`` one SM holds at once (NVIDIA's occupancy rules: registers are given per warp in
+    units of 256, shared memory per block in units of 128 bytes plus 1 KiB the driver keeps)."""
+    warps = -(-threads // 32)
+    warp_registers = -(-max(registers, 1) * 32 // 256) * 256
+    by_registers = (facts["registers_per_sm"] // 4 // warp_registers) * 4 // warps
+    by_shared = facts["shared_per_sm"] // (-(-(shared + 1024) // 128) * 128)
+    return max(1, min(facts["threads_per_sm"] // threads, facts["blocks_per_sm"], by_registers, by_shared))
 
 
 class CudaBackend:
+    """One row per CUDA thread; state arrays Fortran ordered ([slot][chain] in memory: coalesced)."""
+
     name = "cuda"
+    threads_per_block = 128
 
     def __init__(self):
         from numba import cuda
 
         self._cuda = cuda
         self._tables_of = None  # the move whose constant tables are on the device now
-        self._tables = ()
+        self._tables = None
+
+    def default_chains(self, move) -> int:
+        """Enough chains to fill the device: SMs x blocks resident per SM at the advance kernel's
+        registers and shared memory x threads per block (``launch_plan``)."""
+        return self.launch_plan(move)["chains"]
+
+    def launch_plan(self, move) -> dict:
+        """How the advance kernel of ``move`` fills this device: registers, shared bytes, resident blocks per SM,
+        occupancy (resident warps / the SM's most), and the chain count that fills every SM."""
+        if SIMULATOR:
+            return {"chains": NumpyBackend.chains_by_default, "registers": 0, "shared": 0, "blocks_per_sm": 1,
+                    "occupancy": 0.0, "sms": 1}
+        kernel = self._compiled_advance(move)
+        facts = cuda_device_facts()
+        registers, shared = kernel.get_regs_per_thread(), kernel.get_shared_mem_per_block()
+        blocks = resident_blocks(registers=registers, shared=shared, threads=self.threads_per_block, facts=facts)
+        warps = blocks * self.threads_per_block // 32
+        return {"chains": facts["sms"] * blocks * self.threads_per_block, "registers": registers, "shared": shared,
+                "blocks_per_sm": blocks, "occupancy": warps / (facts["threads_per_sm"] // 32), "sms": facts["sms"]}
+
+    def _compiled_advance(self, move):
+        """The advance kernel of ``move`` specialised for its argument types (typed on a one-chain state)."""
+        from .runner import default_schedule
+
+        law = default_schedule(move)
+        stage = kernels.stage_shape(1, move.max_delta + 1)
+        glue = kernels.cuda_glue(move.kernel, stage)
+        state = self.allocate(move, 1)
+        chains = kernels.Chains(per_puzzle=np.int64(1), bases=np.zeros(1, np.int64), active=np.ones(1, np.uint8),
+                                key0=np.uint32(0), key1=np.uint32(0), replicas=np.int64(1))
+        table = law.acceptance_rows(0, 1, move.max_delta)
+        if stage is not None:
+            table = np.zeros((1,) + stage[1:], dtype=np.uint32)
+        chunk = kernels.Chunk(move_begin=np.int64(0), move_end=np.int64(0), plateau_begin=np.int64(0),
+                              plateau_length=np.int64(law.plateau_length), thresholds=self._cuda.to_device(table),
+                              exchange_interval=kernels.NO_EXCHANGE,
+                              exchange_table=self._cuda.to_device(np.zeros((1, 1), np.uint32)))
+        return glue.advance.specialize(self._chains(chains), chunk, self._device_tables(move), state)
+
+    def describe_launch(self, rows, move=None):
+        blocks = (rows + self.threads_per_block - 1) // self.threads_per_block
+        text = f"{rows:,} chains in {blocks:,} blocks of {self.threads_per_block}"
+        if move is not None and not SIMULATOR:
+            plan = self.launch_plan(move)
+            text += (f" on {plan['sms']} SMs ({plan['blocks_per_sm']} blocks per SM: {plan['occupancy']:.0%} occupancy "
+                     f"at {plan['registers']} registers)")
+        return text
 
     def _device_tables(self, move):
         if move is not self._tables_of:  # a run uses one move: copy its tables once
-            self._tables = tuple(self._cuda.to_device(np.ascontiguousarray(t)) for t in move.tables)
+            self._tables = type(move.tables)(*(
+                self._cuda.to_device(np.ascontiguousarray(t)) if isinstance(t, np.ndarray) else t
+                for t in move.tables))
             self._tables_of = move
         return self._tables
 
-    def allocate(self, move, chains):
-        return ChainState.zeros(move, chains, allocate=lambda shape, dtype: self._cuda.device_array(shape, dtype))
+    def allocate(self, move, rows):
+        """Zeroed device arrays (rows of puzzles that never run must compare equal across backends)."""
+        cuda = self._cuda
+        arrays = {}
+        for field, shape, dtype in state_arrays(move, rows):
+            array = cuda.device_array(shape, dtype, order="F")
+            if SIMULATOR:
+                array.copy_to_device(np.zeros(shape, dtype, order="F"))
+            else:
+                from numba.cuda.cudadrv.driver import device_memset
 
-    def _grid(self, state):
-        chains = state.cost.shape[0]
-        return (chains + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK, THREADS_PER_BLOCK
+                device_memset(array, 0, array.nbytes)
+            arrays[field] = array
+        return ChainState(**arrays)
 
-    def init(self, state, move, seed, chain_base):
-        init_kernel, _ = kernels.cuda_kernels(move.build)
-        key0, key1 = rng.split_seed(seed)
-        blocks, threads = self._grid(state)
-        init_kernel[blocks, threads](np.int64(chain_base), key0, key1, *self._device_tables(move),
-                                     np.int64(move.n_values), *state.arrays())
+    def _launch_shape(self, state):
+        rows = state.cost.shape[0]
+        return (rows + self.threads_per_block - 1) // self.threads_per_block, self.threads_per_block
+
+    def _chains(self, chains):
+        to_device = self._cuda.to_device
+        return chains._replace(bases=to_device(chains.bases), active=to_device(chains.active))
+
+    def init(self, state, move, chains):
+        glue = kernels.cuda_glue(move.kernel, None)
+        blocks, threads = self._launch_shape(state)
+        glue.init[blocks, threads](self._chains(chains), self._device_tables(move), state)
         self._cuda.synchronize()
 
-    def advance(self, state, move, seed, chain_base, move_begin, move_end, plateau_begin, plateau_length,
-                thresholds):
-        _, advance_kernel = kernels.cuda_kernels(move.build)
-        key0, key1 = rng.split_seed(seed)
-        blocks, threads = self._grid(state)
-        advance_kernel[blocks, threads](np.int64(chain_base), key0, key1, *self._device_tables(move),
-                                        np.int64(move.n_values), np.int64(move_begin), np.int64(move_end),
-                                        np.int64(plateau_begin), np.int64(plateau_length),
-                                        self._cuda.to_device(thresholds), *state.arrays())
-        self._cuda.synchronize()
+    def advance(self, state, move, chains, chunk):
+        """Launch the chunk as pieces that end at replica exchanges (then the exchange kernel runs) and
+        hold at most the shared tile's plateaus; launches queue on the device, one wait at the end."""
+        levels, width = chunk.thresholds.shape[1:]
+        stage = kernels.stage_shape(levels, width)
+        glue = kernels.cuda_glue(move.kernel, stage)
+        device_chains, tables = self._chains(chains), self._device_tables(move)
+        to_device = self._cuda.to_device
+        length, first = int(chunk.plateau_length), int(chunk.plateau_begin)
+        exchanging = int(chains.replicas) > 1
+        interval = int(chunk.exchange_interval) if exchanging else None
+        exchange_table = to_device(chunk.exchange_table) if exchanging else None
+        rows = state.cost.shape[0]
+        blocks, threads = self._launch_shape(state)
+        move, end = int(chunk.move_begin), int(chunk.move_end)
+        started, finished = self._cuda.event(), self._cuda.event()
+        started.record()
+        while move < end:
+            piece_end = end
+            if exchanging:
+                piece_end = min(piece_end, (move // interval + 1) * interval)
+            if stage is not None:
+                piece_end = min(piece_end, (move // length + stage[0]) * length)
+            plateau, stop = move // length, (piece_end - 1) // length + 1
+            rows_of_piece = chunk.thresholds[plateau - first:stop - first]
+            if stage is not None:  # padded to the tile's rungs and width: the kernel copies it with shifts
+                padded = np.zeros((rows_of_piece.shape[0],) + stage[1:], dtype=np.uint32)
+                padded[:, :levels, :width] = rows_of_piece
+                rows_of_piece = padded
+            piece = chunk._replace(move_begin=np.int64(move), move_end=np.int64(piece_end),
+                                   plateau_begin=np.int64(plateau), thresholds=to_device(np.ascontiguousarray(rows_of_piece)))
+            glue.advance[blocks, threads](device_chains, piece, tables, state)
+            if exchanging and piece_end % interval == 0:
+                groups = rows // int(chains.replicas)
+                glue.exchange[(groups + threads - 1) // threads, threads](
+                    device_chains, np.int64(piece_end // interval), exchange_table, state)
+            move = piece_end
+        finished.record()
+        finished.synchronize()
+        # device time of the kernels alone (CUDA events), apart from the host's work around them
+        self.kernel_seconds = started.elapsed_time(finished) / 1e3
 
     def best(self, state):
         return state.best_cost.copy_to_host(), state.best_move.copy_to_host()
+
+    def summary(self, state, per_puzzle):
+        """Reduced on the device with CuPy when it is installed (a few numbers cross the bus, not every
+        chain's), else on the host."""
+        cupy = _cupy()
+        if cupy is None:
+            return _summary(np, *self.best(state), per_puzzle)
+        return _summary(cupy, cupy.asarray(state.best_cost), cupy.asarray(state.best_move), per_puzzle)
+
+    def best_row(self, state, first, count):
+        cupy = _cupy()
+        if cupy is None:
+            costs, moves = self.best(state)
+            return _best_row(np, costs[first:first + count], moves[first:first + count], first)
+        return _best_row(cupy, cupy.asarray(state.best_cost)[first:first + count],
+                         cupy.asarray(state.best_move)[first:first + count], first)
+
+    def current(self, state):
+        return state.cost.copy_to_host(), state.accepted.copy_to_host()
+
+    def levels(self, state):
+        return state.level.copy_to_host(), state.exchanges.copy_to_host()
 
     def best_config_row(self, state, row):
         return state.best_config[row].copy_to_host()
 
     def to_host(self, state):
-        return ChainState(*(a.copy_to_host() for a in state.arrays()))
+        return ChainState(*(a.copy_to_host() for a in state))
+
+
+
+@functools.cache
+def _cupy():
+    """CuPy when it is installed and works here (the cuda12/cuda13 extras), else None: every path runs without it."""
+    if SIMULATOR:
+        return None
+    try:
+        import cupy
+
+        cupy.zeros(1).sum().get()
+        return cupy
+    except Exception:
+        return None
+
+
+@functools.cache
+def cuda_status() -> tuple[bool, bool, str]:
+    """(usable, simulated, why): whether CUDA kernels compile and run here, and on what. Checked once per
+    process, cheapest first: a machine without an NVIDIA driver is told so without importing numba-cuda;
+    otherwise one tiny kernel must compile and launch (numba caches it on disk), so that ``auto`` never picks
+    a GPU that cannot run the kernels (no NVVM, a driver too old for the toolkit...)."""
+    if SIMULATOR:
+        return True, True, "NUMBA_ENABLE_CUDASIM=1: kernels run in numba's CUDA simulator (slow, for tests)"
+    if not _driver_present():
+        return False, False, "no CUDA GPU or driver found"
+    try:
+        from numba import cuda
+    except Exception as error:  # numba-cuda missing or broken
+        return False, False, f"numba-cuda is not importable ({error.__class__.__name__}: {error})"
+    try:
+        if not cuda.is_available():
+            return False, False, "no CUDA GPU or driver found"
+        name = cuda_device_facts()["name"]
+    except Exception as error:
+        return False, False, f"CUDA is present but unusable ({error.__class__.__name__}: {_first_line(error)})"
+    try:
+        from . import probe
+
+        probe.launch()
+    except Exception as error:
+        return False, False, (f"CUDA GPU {name} found, but a test kernel did not compile and run "
+                              f"({error.__class__.__name__}: {_first_line(error)}); install the cuda12 or cuda13 extra")
+    return True, False, f"CUDA GPU {name}"
+
+
+def _driver_present() -> bool:
+    import ctypes.util
+
+    return os.path.exists("/proc/driver/nvidia") or ctypes.util.find_library("cuda") is not None
+
+
+def _first_line(error) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else "no message"
 
 
 def select(name: str):

@@ -12,16 +12,16 @@ Counter and key layout (DESIGN.md):
 ``index`` is the move number for ``TAG_MOVE`` and the free-cell number for ``TAG_INIT``.
 One call gives four uint32 words.
 
-``philox4x32_10`` is plain Python over NumPy scalars. It is compiled unchanged as a numba
-CUDA device function and with ``numba.njit`` (see ``compiled``); under numba's CUDA
-simulator it runs as written. Every constant is a NumPy scalar of explicit width: numba
+``philox4x32_10`` is plain Python over NumPy scalars; ``philox`` is the same function compiled
+by ``gpu_sa.moves.device``, which every backend's device code calls (the CUDA kernels compile
+it for the GPU); under numba's CUDA simulator it runs as written. Every constant is a NumPy scalar of explicit width: numba
 types ``uint64 op int64`` as float64, and a silent float would change the stream.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
+
+from .moves import device
 
 PHILOX_M0 = np.uint64(0xD2511F53)
 PHILOX_M1 = np.uint64(0xCD9E8D57)
@@ -31,10 +31,11 @@ MASK32 = np.uint64(0xFFFFFFFF)
 SHIFT32 = np.uint64(32)
 PHILOX_ROUNDS = 10
 
-# Stream tags (counter word c3): the ASCII of "INIT" and "MOVE", so that a counter dump
+# Stream tags (counter word c3): the ASCII of "INIT", "MOVE" and "EXCH", so that a counter dump
 # says which stream it belongs to.
 TAG_INIT = np.uint32(0x494E4954)
 TAG_MOVE = np.uint32(0x4D4F5645)
+TAG_EXCHANGE = np.uint32(0x45584348)  # replica exchange decisions
 
 
 def philox4x32_10(c0, c1, c2, c3, k0, k1):
@@ -73,15 +74,21 @@ def split_seed(seed: int) -> tuple[np.uint32, np.uint32]:
     return np.uint32(seed & 0xFFFFFFFF), np.uint32(seed >> 32)
 
 
-@functools.cache
-def compiled(target: str):
-    """``philox4x32_10`` compiled for ``target``: 'cuda' (device function) or 'cpu' (njit)."""
-    if target == "cuda":
-        from numba import cuda
+philox = device(philox4x32_10)
 
-        return cuda.jit(device=True)(philox4x32_10)
-    if target == "cpu":
-        import numba
 
-        return numba.njit(nogil=True)(philox4x32_10)
-    raise ValueError(f"unknown target {target!r}")
+def uniform_below(word, n):
+    """The one integer rule of the project: a uint32 word to [0, n) as ``(word * n) >> 32`` (int64)."""
+    return np.int64((np.uint64(word) * np.uint64(n)) >> SHIFT32)
+
+
+uniform = device(uniform_below)
+
+
+def uniform_index_below(word, n):
+    """``uniform_below`` as an unsigned 32-bit value: an array index numba neither sign-extends nor checks
+    for negative wraparound (fewer instructions and registers in the GPU's proposal loops)."""
+    return np.uint32((np.uint64(word) * np.uint64(n)) >> SHIFT32)
+
+
+uniform_index = device(uniform_index_below)

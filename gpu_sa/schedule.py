@@ -35,6 +35,11 @@ class Schedule:
         raise NotImplementedError
 
     @property
+    def levels(self) -> int:
+        """Rungs of the temperature ladder at every plateau (1 unless chains exchange temperatures)."""
+        return 1
+
+    @property
     def total_moves(self) -> int:
         """Moves per chain for the whole schedule (every plateau once)."""
         return self.plateaus * self.plateau_length
@@ -47,6 +52,15 @@ class Schedule:
     def acceptance_table(self, first: int, stop: int, max_delta: int) -> np.ndarray:
         """uint32 table of shape (stop - first, max_delta + 1) for plateaus ``first`` .. ``stop - 1``."""
         return acceptance_table(self.temperatures(first, stop), max_delta)
+
+    def temperature_rows(self, first: int, stop: int) -> np.ndarray:
+        """float64 (stop - first, levels): every rung's temperature at plateaus ``first`` .. ``stop - 1``."""
+        return self.temperatures(first, stop)[:, None]
+
+    def acceptance_rows(self, first: int, stop: int, max_delta: int) -> np.ndarray:
+        """uint32 (stop - first, levels, max_delta + 1): the acceptance table of every rung."""
+        rows = self.temperature_rows(first, stop)
+        return acceptance_table(rows.reshape(-1), max_delta).reshape(rows.shape + (max_delta + 1,))
 
     def describe(self) -> str:  # pragma: no cover
         raise NotImplementedError
@@ -140,6 +154,55 @@ class TemperatureList(Schedule):
 
     def describe(self) -> str:
         return f"list: {len(self.values)} plateaus of {self.plateau_length} moves"
+
+
+@dataclass(frozen=True)
+class LadderLaw(Schedule):
+    """Replica exchange: ``replicas`` rungs at fixed temperatures, geometric from ``t_low`` (rung 0)
+    to ``t_high``, held for ``n_plateaus`` plateaus (the clock of a trial); chains exchange rungs."""
+
+    t_low: float
+    t_high: float
+    replicas: int
+    n_plateaus: int
+
+    @property
+    def plateaus(self) -> int:
+        return self.n_plateaus
+
+    @property
+    def levels(self) -> int:
+        return self.replicas
+
+    def rungs(self) -> np.ndarray:
+        """float64 (replicas,): the ladder's temperatures, coldest first."""
+        if self.replicas == 1:
+            return np.array([self.t_low])
+        return self.t_low * (self.t_high / self.t_low) ** (np.arange(self.replicas) / (self.replicas - 1))
+
+    def _temperatures(self, indices):
+        return np.full(indices.shape, self.t_low)  # the coldest rung: what progress lines show
+
+    def temperature_rows(self, first, stop):
+        return np.broadcast_to(self.rungs(), (max(stop - first, 0), self.replicas)).copy()
+
+    def describe(self) -> str:
+        return (f"ladder: {self.replicas} replicas, T={self.t_low:g}..{self.t_high:g} (geometric), "
+                f"{self.n_plateaus} plateaus of {self.plateau_length} moves")
+
+
+def ladder(*, t_low: float, t_high: float, replicas: int, plateaus: int, plateau_length: int) -> LadderLaw:
+    """Fixed temperatures for replica exchange: ``replicas`` rungs from ``t_low`` up to ``t_high``."""
+    _positive("T_low", t_low)
+    _positive("T_high", t_high)
+    if isinstance(replicas, bool) or int(replicas) != replicas or replicas < 1:
+        raise ValueError(f"replicas must be a positive integer, got {replicas!r}")
+    if replicas > 1 and not t_high > t_low:
+        raise ValueError(f"the ladder's top temperature {t_high:g} must be above its bottom {t_low:g}")
+    if int(plateaus) != plateaus or plateaus < 1:
+        raise ValueError(f"plateaus must be a positive integer, got {plateaus}")
+    return LadderLaw(plateau_length=_length(plateau_length), t_low=float(t_low), t_high=float(t_high),
+                     replicas=int(replicas), n_plateaus=int(plateaus))
 
 
 def sirdey(*, max_cost: float, log_states: float, plateau_length: int, delta: float = 0.1,

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpu_sa import backends, schedule
+from gpu_sa import backends, rng, schedule
+from gpu_sa.exchange import exchange_table
+from gpu_sa.kernels import NO_EXCHANGE, Chains, Chunk
+from gpu_sa.moves import stack_moves
 from gpu_sa.puzzles import hashi, shikaku, sudoku
 
 PUZZLES = {
@@ -18,6 +21,11 @@ PUZZLES = {
     # order 3: seed 003's 17-clue puzzle, mostly free cells
     "order3_17": ".......1.4.........2...........5.4.7..8...3....1.9....3..4..2...5.1........8.6...",
     # order 4: a 16x16 line puzzle, half given (from the pattern grid), digits 1-9 then A-G
+    # order 3: a forum-hardest puzzle that propagation leaves with 58 free cells, about 4 candidates each
+    "order3_hard": "........8..3...4...9..2..6.....79.......612...6.5.2.7...8...5...1.....2.4.5.....3",
+    # order 4: a sparse 16x16 (a quarter given) whose propagation leaves restrictive candidates
+    "order4_sparse": "".join("123456789ABCDEFG"[(r * 4 + r // 4 + c) % 16] if (r * 5 + c * 3) % 4 == 0 else "."
+                             for r in range(16) for c in range(16)),
     "order4": "".join("123456789ABCDEFG"[(r * 4 + r // 4 + c) % 16] if (r * 7 + c * 3) % 2 else "."
                       for r in range(16) for c in range(16)),
 }
@@ -100,9 +108,31 @@ CASES = [
          chunks=[[0, 150]], t0=4.0),
     dict(id="bridge-hashi100", move="bridge", puzzle="hashi100", chains=2, seed=21, chain_base=0,
          chunks=[[0, 80], [80, 200]], t0=1.0),
+    # candidates from propagation: swap draws legal partners only, its initial fill is repaired into a matching
+    dict(id="swap-order3-hard-candidates", move="swap", puzzle="order3_hard", propagate=True, chains=3, seed=9,
+         chain_base=0, chunks=[[0, 90], [90, 200]], t0=0.8),
+    dict(id="swap-order4-candidates", move="swap", puzzle="order4_sparse", propagate=True, chains=2, seed=4,
+         chain_base=5, chunks=[[0, 150]], t0=0.8),
+    dict(id="sirdey-order3-hard-candidates", move="sirdey", puzzle="order3_hard", propagate=True, chains=3,
+         seed=10, chain_base=0, chunks=[[0, 120], [120, 260]], t0=1.0),
+    # replica exchange: groups of 4 rungs, exchanges every 7 moves, across chunk boundaries
+    dict(id="swap-order3-replicas", move="swap", puzzle="order3_17", chains=8, replicas=4, interval=7, seed=12,
+         chain_base=0, chunks=[[0, 50], [50, 130]], t0=1.5),
+    dict(id="sirdey-order2-replicas", move="sirdey", puzzle="order2", chains=6, replicas=3, interval=5, seed=13,
+         chain_base=3, chunks=[[0, 90]], t0=3.0),
+    dict(id="bridge-hashi6-replicas", move="bridge", puzzle="hashi6", chains=4, replicas=2, interval=3, seed=14,
+         chain_base=0, chunks=[[0, 60]], t0=2.0),
+    # batches: several puzzles in one launch, one of them sitting still, each at its own chain base
+    dict(id="swap-batch", move="swap", puzzle="order3", batch=["order3", "order3_17", "order3"], active=[1, 1, 0],
+         bases=[0, 64, 128], chains=2, seed=15, chain_base=0, chunks=[[0, 70], [70, 160]], t0=1.0),
+    dict(id="sirdey-batch-replicas", move="sirdey", puzzle="order3", batch=["order3_17", "order3"], active=[1, 1],
+         bases=[10, 0], chains=4, replicas=2, interval=9, seed=16, chain_base=0, chunks=[[0, 100]], t0=1.0),
+    dict(id="rect-batch", move="rect", puzzle="shikaku5", batch=["shikaku5", "shikaku5"], active=[0, 1],
+         bases=[0, 3], chains=2, seed=17, chain_base=0, chunks=[[0, 60]], t0=1.0),
 ]
 
-STATE_FIELDS = ("config", "counts", "cost", "accepted", "best_cost", "best_config", "best_move")
+STATE_FIELDS = ("config", "counts", "cost", "accepted", "best_cost", "best_config", "best_move", "level",
+                "exchanges")
 
 
 def case_puzzle(case):
@@ -113,21 +143,52 @@ def case_puzzle(case):
 
 
 def case_move(case):
-    return case_puzzle(case).move(case["move"])
+    """The case's move: one puzzle, or the stacked tables of ``case["batch"]`` (puzzle ids)."""
+    moves = [_puzzle_named(name).move(case["move"], propagate=case.get("propagate", False))
+             for name in case.get("batch", [case["puzzle"]])]
+    return stack_moves(moves)
+
+
+def _puzzle_named(name):
+    return case_puzzle({"puzzle": name})
 
 
 def run_case(backend, case):
     """Init and advance the case's chains on ``backend``; every state array, on the host."""
     move = case_move(case)
-    law = schedule.geometric(t0=case["t0"], t_end=0.05, plateaus=40, plateau_length=move.plateau_length // 4 or 1)
-    state = backend.allocate(move, case["chains"])
-    backend.init(state, move, case["seed"], case["chain_base"])
+    length = move.plateau_length // 4 or 1
+    replicas = case.get("replicas", 1)
+    if replicas > 1:
+        law = schedule.ladder(t_low=0.05, t_high=case["t0"], replicas=replicas, plateaus=40, plateau_length=length)
+    else:
+        law = schedule.geometric(t0=case["t0"], t_end=0.05, plateaus=40, plateau_length=length)
+    puzzles = len(case.get("batch", [case["puzzle"]]))
+    state = backend.allocate(move, case["chains"] * puzzles)
+    chains = batch_chains(case["seed"], case["chains"], case.get("bases", [case["chain_base"]]),
+                          case.get("active", [1] * puzzles), replicas)
+    backend.init(state, move, chains)
     for begin, end in case["chunks"]:
-        first, stop = begin // law.plateau_length, (end - 1) // law.plateau_length + 1
-        table = law.acceptance_table(first, stop, move.max_delta)
-        backend.advance(state, move, case["seed"], case["chain_base"], begin, end, first, law.plateau_length, table)
+        backend.advance(state, move, chains, chunk_of(law, move, begin, end, case.get("interval")))
     host = backend.to_host(state)
     return {name: np.asarray(getattr(host, name)) for name in STATE_FIELDS}
+
+
+def batch_chains(seed, rows, bases, active, replicas=1):
+    """``rows`` chains per puzzle, puzzle p's first chain index ``bases[p]``, puzzles with active 0 still."""
+    key0, key1 = rng.split_seed(seed)
+    return Chains(per_puzzle=np.int64(rows), bases=np.array(bases, dtype=np.int64),
+                  active=np.array(active, dtype=np.uint8), key0=key0, key1=key1, replicas=np.int64(replicas))
+
+
+def chunk_of(law, move, begin, end, interval=None):
+    """The launch arguments of moves [begin, end) under ``law`` (a ladder exchanges every ``interval``)."""
+    length = law.plateau_length
+    first, stop = begin // length, max(end - 1, begin) // length + 1
+    ladder = law.levels > 1
+    return Chunk(move_begin=np.int64(begin), move_end=np.int64(end), plateau_begin=np.int64(first),
+                 plateau_length=np.int64(length), thresholds=law.acceptance_rows(first, stop, move.max_delta),
+                 exchange_interval=np.int64(interval) if ladder else NO_EXCHANGE,
+                 exchange_table=exchange_table(law.rungs()) if ladder else np.zeros((1, 1), dtype=np.uint32))
 
 
 def backend_named(name):

@@ -35,5 +35,11 @@ def test_cases_are_not_trivial(case, reference_results):
     """A comparison of states that never moved would prove nothing."""
     result = reference_results[case["id"]]
     moves = case["chunks"][-1][1]
-    assert np.all(result["accepted"] > 0) and np.all(result["accepted"] < moves)
+    running = np.repeat(np.array(case.get("active", [1])) != 0, case["chains"])
+    assert np.all(result["accepted"][running] > 0) and np.all(result["accepted"][running] < moves)
     assert np.any(result["best_move"] > 0)
+    assert np.all(result["accepted"][~running] == 0), "a puzzle marked inactive moved"
+    if case.get("replicas", 1) > 1:
+        assert np.any(result["exchanges"] > 0), "no replica exchange was accepted"
+        levels = result["level"].reshape(-1, case["replicas"])
+        assert np.all(np.sort(levels, axis=1) == np.arange(case["replicas"])), "rungs are not a permutation per group"

@@ -17,14 +17,16 @@ between islands numbered a and b; with more than two islands, two 1s cannot be j
 (they would form a closed pair) and two 2s at most singly. Edges left with one value
 never move.
 
-Per chain (one row of each array), I islands, E edges:
+Per chain (one row of each ``ChainState`` array), I islands, E edges:
   config  (E,)   uint8      bridges on each edge
   counts  (3I,)  unsigned   | bridges at each island (I) | walk stack (I) | visited marks (I) |
-Constant tables (see ``geometry``):
-  table0 = edges (E, 3 + X) int32   [a, b, n crossing, crossing edges..., padding]
-  table1 = islands (I, 6) int32     [number, n edges, edges..., padding]
-  table2 = movable edges (M, 2) int32 [edge, most bridges], edges with at least two values
-n_values = I.
+Tables (``BridgeTables``, see ``geometry``; per puzzle p, padded to the batch's largest):
+  edges      (P, E, 3 + X) int32   [a, b, n crossing, crossing edges..., padding]
+  n_edges    (P,) int32
+  islands    (P, I, 6) int32       [number, n edges, edges..., padding]
+  n_islands  (P,) int32
+  movable    (P, M, 2) int32       [edge, most bridges], edges with at least two values
+  n_movable  (P,) int32
 
 Initial state: edge e takes (w0 * (most + 1)) >> 32 bridges, w0 from counter (e, 0, chain, TAG_INIT)
 (0 for edges that never move). A proposal is one Philox call at (move, chain, TAG_MOVE):
@@ -34,14 +36,24 @@ word 3 is the acceptance draw. |delta local| <= 4 + the edge's crossings, so
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from ... import kernels, rng
+from ...moves import clock_start, clock_tick, device, keep_best, move_index, per_puzzle
+from ...rng import TAG_INIT, TAG_MOVE, philox, uniform
 
-SHIFT32 = np.uint64(32)
-TAG_INIT = rng.TAG_INIT
-TAG_MOVE = rng.TAG_MOVE
 ZERO32 = np.uint32(0)
+
+
+class BridgeTables(NamedTuple):
+    edges: np.ndarray
+    n_edges: np.ndarray
+    islands: np.ndarray
+    n_islands: np.ndarray
+    movable: np.ndarray
+    n_movable: np.ndarray
+    SHARED = ()
 
 
 def most_bridges(geo) -> np.ndarray:
@@ -54,8 +66,8 @@ def most_bridges(geo) -> np.ndarray:
     return most.astype(np.int32)
 
 
-def tables(geo):
-    """(edges, islands, movable edges) for ``geo`` (a HashiGeometry)."""
+def tables(geo) -> "BridgeTables":
+    """The tables of one puzzle (``geo``: a HashiGeometry)."""
     n_edges = geo.edges.shape[0]
     partners = [[] for _ in range(n_edges)]
     for e, f in geo.crossings:
@@ -74,133 +86,130 @@ def tables(geo):
     most = most_bridges(geo)
     movable_ids = np.flatnonzero(most >= 1)
     movable = np.stack([movable_ids, most[movable_ids]], axis=1).astype(np.int32).reshape(-1, 2)
-    return edges, islands, np.ascontiguousarray(movable)
+    return BridgeTables(edges=per_puzzle(edges, np.int32), n_edges=np.array([n_edges], dtype=np.int32),
+                        islands=per_puzzle(islands, np.int32), n_islands=np.array([geo.islands], dtype=np.int32),
+                        movable=per_puzzle(movable, np.int32), n_movable=np.array([movable.shape[0]], dtype=np.int32))
 
 
-def build(target):
-    """(start_chain, advance_chain) compiled for ``target``; see ``gpu_sa.kernels``."""
-    jit = kernels.device_decorator(target)
-    philox = rng.compiled(target)
-    keep_best = kernels.keep_best(target)
+@device
+def active_partners(row, config, edges, puzzle, e):
+    found = 0
+    for j in range(edges[puzzle, e, 2]):
+        if config[row, edges[puzzle, e, 3 + j]] > 0:
+            found += 1
+    return found
 
-    @jit
-    def active_partners(row, config, edges, e):
-        found = 0
-        for j in range(edges[e, 2]):
-            if config[row, edges[e, 3 + j]] > 0:
-                found += 1
-        return found
 
-    @jit
-    def local_cost(row, config, counts, edges, islands):
-        """The local energy from scratch: degree mismatches plus crossing pairs in use."""
-        total = 0
-        for i in range(islands.shape[0]):
-            total += abs(int(counts[row, i]) - islands[i, 0])
-        crossings = 0
-        for e in range(edges.shape[0]):
-            if config[row, e] > 0:
-                crossings += active_partners(row, config, edges, e)
-        return total + crossings // 2  # each pair seen from both edges
+@device
+def local_cost(row, puzzle, config, counts, tables):
+    """The local energy from scratch: degree mismatches plus crossing pairs in use."""
+    total = 0
+    for i in range(tables.n_islands[puzzle]):
+        total += abs(int(counts[row, i]) - tables.islands[puzzle, i, 0])
+    crossings = 0
+    for e in range(tables.n_edges[puzzle]):
+        if config[row, e] > 0:
+            crossings += active_partners(row, config, tables.edges, puzzle, e)
+    return total + (crossings >> 1)  # each pair seen from both edges
 
-    @jit
-    def connected(row, config, counts, edges, islands, changed, value):
-        """Whether the bridges, with edge ``changed`` carrying ``value``, join every island (walk from 0)."""
-        n = islands.shape[0]
-        stack_base, mark_base = n, 2 * n
-        for i in range(n):
-            counts[row, mark_base + i] = 0
-        counts[row, mark_base] = 1
-        counts[row, stack_base] = 0
-        depth, seen = 1, 1
-        while depth > 0:
-            depth -= 1
-            island = int(counts[row, stack_base + depth])
-            for j in range(islands[island, 1]):
-                e = islands[island, 2 + j]
-                bridges = value if e == changed else int(config[row, e])
-                if bridges == 0:
-                    continue
-                other = edges[e, 1] if edges[e, 0] == island else edges[e, 0]
-                if counts[row, mark_base + other] == 0:
-                    counts[row, mark_base + other] = 1
-                    counts[row, stack_base + depth] = other
-                    depth += 1
-                    seen += 1
-        return seen == n
 
-    @jit
-    def start_chain(row, chain, key0, key1, edges, islands, movable, n_values, config, counts):
-        for e in range(edges.shape[0]):
-            config[row, e] = 0
-        for slot in range(movable.shape[0]):
-            e = movable[slot, 0]
-            w0, w1, w2, w3 = philox(np.uint32(e), ZERO32, np.uint32(chain), TAG_INIT, key0, key1)
-            config[row, e] = np.int64((np.uint64(w0) * np.uint64(movable[slot, 1] + 1)) >> SHIFT32)
-        for slot in range(counts.shape[1]):
-            counts[row, slot] = 0
-        for e in range(edges.shape[0]):
-            for end in range(2):
-                counts[row, edges[e, end]] = int(counts[row, edges[e, end]]) + int(config[row, e])
-        local = local_cost(row, config, counts, edges, islands)
-        if local == 0 and not connected(row, config, counts, edges, islands, -1, 0):
-            return 1
-        return local
+@device
+def connected(row, puzzle, config, counts, tables, changed, value):
+    """Whether the bridges, with edge ``changed`` carrying ``value``, join every island (walk from 0)."""
+    edges, islands = tables.edges, tables.islands
+    n = tables.n_islands[puzzle]
+    stack_base, mark_base = n, 2 * n
+    for i in range(n):
+        counts[row, mark_base + i] = 0
+    counts[row, mark_base] = 1
+    counts[row, stack_base] = 0
+    depth, seen = 1, 1
+    while depth > 0:
+        depth -= 1
+        island = int(counts[row, stack_base + depth])
+        for j in range(islands[puzzle, island, 1]):
+            e = islands[puzzle, island, 2 + j]
+            bridges = value if e == changed else int(config[row, e])
+            if bridges == 0:
+                continue
+            other = edges[puzzle, e, 1] if edges[puzzle, e, 0] == island else edges[puzzle, e, 0]
+            if counts[row, mark_base + other] == 0:
+                counts[row, mark_base + other] = 1
+                counts[row, stack_base + depth] = other
+                depth += 1
+                seen += 1
+    return seen == n
 
-    @jit
-    def advance_chain(row, chain, key0, key1, edges, islands, movable, n_values,
-                      move_begin, move_end, plateau_begin, plateau_length, thresholds,
-                      config, counts, cost, accepted, best_cost, best_config, best_move):
-        n_movable = np.uint64(movable.shape[0])
-        chain_word = np.uint32(chain)
-        current = int(cost[row])
-        local = local_cost(row, config, counts, edges, islands)
-        best = int(best_cost[row])
-        n_accepted = accepted[row]
-        plateau = move_begin // plateau_length
-        in_plateau = move_begin - plateau * plateau_length
-        plateau -= plateau_begin
-        move = move_begin
-        while move < move_end:
-            w0, w1, w2, w3 = philox(np.uint32(move & 0xFFFFFFFF), np.uint32(move >> 32), chain_word,
-                                    TAG_MOVE, key0, key1)
-            slot = np.int64((np.uint64(w0) * n_movable) >> SHIFT32)
-            e = movable[slot, 0]
-            held = int(config[row, e])
-            value = np.int64((np.uint64(w1) * np.uint64(movable[slot, 1])) >> SHIFT32)
-            if value >= held:
-                value += 1
-            change = value - held
-            a = edges[e, 0]
-            b = edges[e, 1]
-            degree_a = int(counts[row, a])
-            degree_b = int(counts[row, b])
-            local_delta = (abs(degree_a + change - islands[a, 0]) - abs(degree_a - islands[a, 0])
-                           + abs(degree_b + change - islands[b, 0]) - abs(degree_b - islands[b, 0]))
-            if held == 0 or value == 0:
-                crossing = active_partners(row, config, edges, e)
-                local_delta += crossing if held == 0 else -crossing
-            energy = local + local_delta
-            if energy == 0 and not connected(row, config, counts, edges, islands, e, value):
-                energy = 1
-            delta = energy - current
-            if delta <= 0 or w3 < thresholds[plateau, delta]:
-                config[row, e] = value
-                counts[row, a] = degree_a + change
-                counts[row, b] = degree_b + change
-                local += local_delta
-                current = energy
-                n_accepted += 1
-                if current < best:
-                    best = current
-                    keep_best(row, move, config, best_config, best_move)
-            move += 1
-            in_plateau += 1
-            if in_plateau == plateau_length:
-                in_plateau = 0
-                plateau += 1
-        cost[row] = current
-        best_cost[row] = best
-        accepted[row] = n_accepted
 
-    return start_chain, advance_chain
+@device
+def start_chain(row, chain, puzzle, key0, key1, tables, state):
+    config, counts, edges, movable = state.config, state.counts, tables.edges, tables.movable
+    for e in range(config.shape[1]):
+        config[row, e] = 0
+    for slot in range(tables.n_movable[puzzle]):
+        e = movable[puzzle, slot, 0]
+        w0, w1, w2, w3 = philox(np.uint32(e), ZERO32, np.uint32(chain), TAG_INIT, key0, key1)
+        config[row, e] = uniform(w0, movable[puzzle, slot, 1] + 1)
+    for slot in range(counts.shape[1]):
+        counts[row, slot] = 0
+    for e in range(tables.n_edges[puzzle]):
+        for end in range(2):
+            island = edges[puzzle, e, end]
+            counts[row, island] = int(counts[row, island]) + int(config[row, e])
+    local = local_cost(row, puzzle, config, counts, tables)
+    if local == 0 and not connected(row, puzzle, config, counts, tables, -1, 0):
+        return 1
+    return local
+
+
+@device
+def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, plateau_begin, plateau_length,
+                  thresholds, state):
+    config, counts = state.config, state.counts
+    edges, islands, movable = tables.edges, tables.islands, tables.movable
+    n_movable = tables.n_movable[puzzle]
+    chain_word = np.uint32(chain)
+    level = state.level[row]
+    current = np.int32(state.cost[row])  # 32-bit loop state: one register each
+    local = local_cost(row, puzzle, config, counts, tables)
+    best = np.int32(state.best_cost[row])
+    n_accepted = np.uint32(0)  # this launch's (fewer than 2**31 moves)
+    lo, hi, in_plateau, plateau, length = clock_start(move_begin, plateau_begin, plateau_length)
+    for _ in range(np.int32(move_end - move_begin)):
+        w0, w1, w2, w3 = philox(lo, hi, chain_word, TAG_MOVE, key0, key1)
+        slot = uniform(w0, n_movable)
+        e = movable[puzzle, slot, 0]
+        held = int(config[row, e])
+        value = uniform(w1, movable[puzzle, slot, 1])
+        if value >= held:
+            value += 1
+        change = value - held
+        a = edges[puzzle, e, 0]
+        b = edges[puzzle, e, 1]
+        degree_a = int(counts[row, a])
+        degree_b = int(counts[row, b])
+        number_a = islands[puzzle, a, 0]
+        number_b = islands[puzzle, b, 0]
+        local_delta = (abs(degree_a + change - number_a) - abs(degree_a - number_a)
+                       + abs(degree_b + change - number_b) - abs(degree_b - number_b))
+        if held == 0 or value == 0:
+            crossing = active_partners(row, config, edges, puzzle, e)
+            local_delta += crossing if held == 0 else -crossing
+        energy = local + local_delta
+        if energy == 0 and not connected(row, puzzle, config, counts, tables, e, value):
+            energy = 1
+        delta = energy - current
+        if delta <= 0 or w3 < thresholds[plateau, level, delta]:
+            config[row, e] = value
+            counts[row, a] = degree_a + change
+            counts[row, b] = degree_b + change
+            local += local_delta
+            current = np.int32(energy)
+            n_accepted = np.uint32(n_accepted + np.uint32(1))
+            if current < best:
+                best = current
+                keep_best(row, move_index(lo, hi), state)
+        lo, hi, in_plateau, plateau = clock_tick(lo, hi, in_plateau, plateau, length)
+    state.cost[row] = current
+    state.best_cost[row] = best
+    state.accepted[row] += np.uint64(n_accepted)

@@ -9,14 +9,16 @@ coverage counts (cells covered by the chosen rectangles):
 The clues sum to the area, so this also counts the uncovered cells; it is the seed's
 sum of coverage^2 minus the area, halved where coverage <= 2.
 
-Per chain (one row of each array):
+Per chain (one row of each ``ChainState`` array):
   config  (K,)    unsigned   each clue's candidate, numbered within the clue
   counts  (R*C,)  unsigned   coverage of each cell, row-major
-Constant tables (see ``geometry``):
-  table0 = rectangles (candidates, 4) int32 [top, left, bottom, right], grouped by clue
-  table1 = clues (K, 2) int32 [first candidate, number of candidates]
-  table2 = movable clues (M,) int32: the clues with at least two candidates
-n_values = C, the grid's width.
+Tables (``RectTables``, see ``geometry``; per puzzle p, padded to the batch's largest):
+  rectangles  (P, candidates, 4) int32  [top, left, bottom, right], grouped by clue
+  clues       (P, K, 2) int32           [first candidate, number of candidates]
+  n_clues     (P,) int32
+  movable     (P, M) int32              the clues with at least two candidates
+  n_movable   (P,) int32
+  width       int                       shared: C, the grid's width
 
 Initial state: clue k takes candidate (w0 * n_k) >> 32 with w0 from counter (k, 0, chain, TAG_INIT).
 A proposal is one Philox call at (move, chain, TAG_MOVE): word 0 picks the clue among the M
@@ -27,111 +29,114 @@ already covered); cells in both keep their coverage.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from ... import kernels, rng
+from ...moves import clock_start, clock_tick, device, keep_best, move_index, per_puzzle
+from ...rng import TAG_INIT, TAG_MOVE, philox, uniform
 
-SHIFT32 = np.uint64(32)
-TAG_INIT = rng.TAG_INIT
-TAG_MOVE = rng.TAG_MOVE
 ZERO32 = np.uint32(0)
 
 
-def tables(geo):
-    """(rectangles, clues, movable clues) for ``geo`` (a ShikakuGeometry)."""
+class RectTables(NamedTuple):
+    rectangles: np.ndarray
+    clues: np.ndarray
+    n_clues: np.ndarray
+    movable: np.ndarray
+    n_movable: np.ndarray
+    width: int
+    SHARED = ("width",)
+
+
+def tables(geo) -> RectTables:
+    """The tables of one puzzle (``geo``: a ShikakuGeometry)."""
     counts = np.diff(geo.first).astype(np.int32)
-    clues = np.ascontiguousarray(np.stack([geo.first[:-1], counts], axis=1).astype(np.int32))
-    movable = np.ascontiguousarray(np.flatnonzero(counts >= 2).astype(np.int32))
-    return np.ascontiguousarray(geo.rectangles, dtype=np.int32), clues, movable
+    clues = np.stack([geo.first[:-1], counts], axis=1).astype(np.int32)
+    movable = np.flatnonzero(counts >= 2).astype(np.int32)
+    return RectTables(rectangles=per_puzzle(geo.rectangles, np.int32), clues=per_puzzle(clues, np.int32),
+                      n_clues=np.array([clues.shape[0]], dtype=np.int32), movable=per_puzzle(movable, np.int32),
+                      n_movable=np.array([movable.size], dtype=np.int32), width=int(geo.cols))
 
 
-def build(target):
-    """(start_chain, advance_chain) compiled for ``target``; see ``gpu_sa.kernels``."""
-    jit = kernels.device_decorator(target)
-    philox = rng.compiled(target)
-    keep_best = kernels.keep_best(target)
+@device
+def add_rectangle(counts, row, rectangles, puzzle, candidate, width, step):
+    for r in range(rectangles[puzzle, candidate, 0], rectangles[puzzle, candidate, 2] + 1):
+        for c in range(rectangles[puzzle, candidate, 1], rectangles[puzzle, candidate, 3] + 1):
+            counts[row, r * width + c] = int(counts[row, r * width + c]) + step
 
-    @jit
-    def add_rectangle(counts, row, rectangles, candidate, width, step):
-        for r in range(rectangles[candidate, 0], rectangles[candidate, 2] + 1):
-            for c in range(rectangles[candidate, 1], rectangles[candidate, 3] + 1):
-                counts[row, r * width + c] = int(counts[row, r * width + c]) + step
 
-    @jit
-    def leaves(counts, row, rectangles, old, new, width, step, threshold):
-        """Over the cells of ``old`` outside ``new``: how many have coverage >= threshold; adds ``step`` to them
-        when step != 0 (the delta pass reads, the accept pass writes)."""
-        n_top, n_left, n_bottom, n_right = rectangles[new, 0], rectangles[new, 1], rectangles[new, 2], rectangles[new, 3]
-        found = 0
-        for r in range(rectangles[old, 0], rectangles[old, 2] + 1):
-            inside_rows = n_top <= r <= n_bottom
-            for c in range(rectangles[old, 1], rectangles[old, 3] + 1):
-                if inside_rows and n_left <= c <= n_right:
-                    continue
-                slot = r * width + c
-                if int(counts[row, slot]) >= threshold:
-                    found += 1
-                if step != 0:
-                    counts[row, slot] = int(counts[row, slot]) + step
-        return found
+@device
+def leaves(counts, row, rectangles, puzzle, old, new, width, step, threshold):
+    """Over the cells of ``old`` outside ``new``: how many have coverage >= threshold; adds ``step`` to them
+    when step != 0 (the delta pass reads, the accept pass writes)."""
+    n_top, n_left = rectangles[puzzle, new, 0], rectangles[puzzle, new, 1]
+    n_bottom, n_right = rectangles[puzzle, new, 2], rectangles[puzzle, new, 3]
+    found = 0
+    for r in range(rectangles[puzzle, old, 0], rectangles[puzzle, old, 2] + 1):
+        inside_rows = n_top <= r <= n_bottom
+        for c in range(rectangles[puzzle, old, 1], rectangles[puzzle, old, 3] + 1):
+            if inside_rows and n_left <= c <= n_right:
+                continue
+            slot = r * width + c
+            if int(counts[row, slot]) >= threshold:
+                found += 1
+            if step != 0:
+                counts[row, slot] = int(counts[row, slot]) + step
+    return found
 
-    @jit
-    def start_chain(row, chain, key0, key1, rectangles, clues, movable, n_values, config, counts):
-        for slot in range(counts.shape[1]):
-            counts[row, slot] = 0
-        for k in range(clues.shape[0]):
-            w0, w1, w2, w3 = philox(np.uint32(k), ZERO32, np.uint32(chain), TAG_INIT, key0, key1)
-            local = np.int64((np.uint64(w0) * np.uint64(clues[k, 1])) >> SHIFT32)
+
+@device
+def start_chain(row, chain, puzzle, key0, key1, tables, state):
+    config, counts, clues = state.config, state.counts, tables.clues
+    for slot in range(counts.shape[1]):
+        counts[row, slot] = 0
+    for k in range(tables.n_clues[puzzle]):
+        w0, w1, w2, w3 = philox(np.uint32(k), ZERO32, np.uint32(chain), TAG_INIT, key0, key1)
+        local = uniform(w0, clues[puzzle, k, 1])
+        config[row, k] = local
+        add_rectangle(counts, row, tables.rectangles, puzzle, clues[puzzle, k, 0] + local, tables.width, 1)
+    total = 0
+    for slot in range(counts.shape[1]):
+        if counts[row, slot] > 1:
+            total += int(counts[row, slot]) - 1
+    return total
+
+
+@device
+def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, plateau_begin, plateau_length,
+                  thresholds, state):
+    config, counts = state.config, state.counts
+    rectangles, clues, movable, width = tables.rectangles, tables.clues, tables.movable, tables.width
+    n_movable = tables.n_movable[puzzle]
+    chain_word = np.uint32(chain)
+    level = state.level[row]
+    current = np.int32(state.cost[row])  # 32-bit loop state: one register each
+    best = np.int32(state.best_cost[row])
+    n_accepted = np.uint32(0)  # this launch's (fewer than 2**31 moves)
+    lo, hi, in_plateau, plateau, length = clock_start(move_begin, plateau_begin, plateau_length)
+    for _ in range(np.int32(move_end - move_begin)):
+        w0, w1, w2, w3 = philox(lo, hi, chain_word, TAG_MOVE, key0, key1)
+        k = movable[puzzle, uniform(w0, n_movable)]
+        held = np.int64(config[row, k])
+        local = uniform(w1, clues[puzzle, k, 1] - 1)
+        if local >= held:
+            local += 1
+        old = clues[puzzle, k, 0] + held
+        new = clues[puzzle, k, 0] + local
+        # + cells the new rectangle enters that are already covered, - cells the old one leaves still doubly covered
+        delta = (leaves(counts, row, rectangles, puzzle, new, old, width, 0, 1)
+                 - leaves(counts, row, rectangles, puzzle, old, new, width, 0, 2))
+        if delta <= 0 or w3 < thresholds[plateau, level, delta]:
+            leaves(counts, row, rectangles, puzzle, old, new, width, -1, 1 << 30)
+            leaves(counts, row, rectangles, puzzle, new, old, width, 1, 1 << 30)
             config[row, k] = local
-            add_rectangle(counts, row, rectangles, clues[k, 0] + local, n_values, 1)
-        total = 0
-        for slot in range(counts.shape[1]):
-            if counts[row, slot] > 1:
-                total += int(counts[row, slot]) - 1
-        return total
-
-    @jit
-    def advance_chain(row, chain, key0, key1, rectangles, clues, movable, n_values,
-                      move_begin, move_end, plateau_begin, plateau_length, thresholds,
-                      config, counts, cost, accepted, best_cost, best_config, best_move):
-        n_movable = np.uint64(movable.shape[0])
-        chain_word = np.uint32(chain)
-        current = int(cost[row])
-        best = int(best_cost[row])
-        n_accepted = accepted[row]
-        plateau = move_begin // plateau_length
-        in_plateau = move_begin - plateau * plateau_length
-        plateau -= plateau_begin
-        move = move_begin
-        while move < move_end:
-            w0, w1, w2, w3 = philox(np.uint32(move & 0xFFFFFFFF), np.uint32(move >> 32), chain_word,
-                                    TAG_MOVE, key0, key1)
-            k = movable[np.int64((np.uint64(w0) * n_movable) >> SHIFT32)]
-            held = np.int64(config[row, k])
-            local = np.int64((np.uint64(w1) * np.uint64(clues[k, 1] - 1)) >> SHIFT32)
-            if local >= held:
-                local += 1
-            old = clues[k, 0] + held
-            new = clues[k, 0] + local
-            # + cells the new rectangle enters that are already covered, - cells the old one leaves still doubly covered
-            delta = (leaves(counts, row, rectangles, new, old, n_values, 0, 1)
-                     - leaves(counts, row, rectangles, old, new, n_values, 0, 2))
-            if delta <= 0 or w3 < thresholds[plateau, delta]:
-                leaves(counts, row, rectangles, old, new, n_values, -1, 1 << 30)
-                leaves(counts, row, rectangles, new, old, n_values, 1, 1 << 30)
-                config[row, k] = local
-                current += delta
-                n_accepted += 1
-                if current < best:
-                    best = current
-                    keep_best(row, move, config, best_config, best_move)
-            move += 1
-            in_plateau += 1
-            if in_plateau == plateau_length:
-                in_plateau = 0
-                plateau += 1
-        cost[row] = current
-        best_cost[row] = best
-        accepted[row] = n_accepted
-
-    return start_chain, advance_chain
+            current = np.int32(current + delta)
+            n_accepted = np.uint32(n_accepted + np.uint32(1))
+            if current < best:
+                best = current
+                keep_best(row, move_index(lo, hi), state)
+        lo, hi, in_plateau, plateau = clock_tick(lo, hi, in_plateau, plateau, length)
+    state.cost[row] = current
+    state.best_cost[row] = best
+    state.accepted[row] += np.uint64(n_accepted)

@@ -1,111 +1,149 @@
 """Move ``sirdey`` (Sirdey 2006): one free cell takes another digit; cost = conflicting peer pairs.
 
-Per chain (one row of each array):
+Per chain (one row of each ``ChainState`` array):
   config   (cells,) uint8   the grid, digits 0 .. N-1
   counts   (slots,) uint8   digit counts per unit, layout in ``geometry.py``
   cost     int32            conflicting peer pairs = sum over units of C(count, 2), the
                             row∩box and column∩box units subtracted (those pairs are seen twice)
-Constant tables: table0 = givens (cells,) int16 (-1 = free), table1 = free cells (F,) int32,
-table2 = unit_offsets (cells, 5) int32; n_values = N.
 
-A proposal draws one Philox call at counter (move, chain, TAG_MOVE): word 0 picks the free
-cell, word 1 the new digit among the N - 1 others, word 2 is the acceptance draw. The
-change of cost is O(1): the peers holding digit d number union(d) minus the cell itself.
+Tables (``SirdeyTables``; per puzzle p unless shared):
+
+  givens         (P, cells) int16      -1 = free
+  free_cells     (P, F) int32          the free cells, padded with -1 to the batch's longest list
+  n_free         (P,) int32
+  candidates     (P, cells, 1 + 2N) uint8   per cell, packed in one row (one pointer in the loop):
+                      | n | the cell's possible digits, increasing (255-padded, N) | rank of digit d (N) |
+                      (rank 255: d is not a candidate)
+  unit_offsets   (cells, 5) int32      shared: slot bases of the cell's five units
+  n_values       int                   shared: N
+
+Without propagation every cell's candidates are 0 .. N-1 and the stream is the seed move's:
+a proposal draws one Philox call at counter (move, chain, TAG_MOVE): word 0 picks the free
+cell, word 1 the new digit among the cell's other candidates (rank j of the n - 1 others),
+word 2 is the acceptance draw. The initial digit of free cell j is candidate
+(w0 * n) >> 32 of its list, w0 from counter (j, 0, chain, TAG_INIT). The change of cost is
+O(1): the peers holding digit d number union(d) minus the cell itself.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from ... import kernels, rng
+from ...moves import clock_start, clock_tick, device, keep_best, move_index
+from ...rng import TAG_INIT, TAG_MOVE, philox, uniform, uniform_index
 
-SHIFT32 = np.uint64(32)
-TAG_INIT = rng.TAG_INIT
-TAG_MOVE = rng.TAG_MOVE
 ZERO32 = np.uint32(0)
+NOT_A_CANDIDATE = 255
 
 
-def build(target):
-    """(start_chain, advance_chain) compiled for ``target``; see ``gpu_sa.kernels``."""
-    jit = kernels.device_decorator(target)
-    philox = rng.compiled(target)
-    keep_best = kernels.keep_best(target)
+class SirdeyTables(NamedTuple):
+    givens: np.ndarray
+    free_cells: np.ndarray
+    n_free: np.ndarray
+    candidates: np.ndarray
+    unit_offsets: np.ndarray
+    n_values: int
+    SHARED = ("unit_offsets", "n_values")
 
-    @jit
-    def union_count(counts, row, unit_offsets, cell, digit):
-        # int() first: uint8 arithmetic would wrap in NumPy (the CUDA simulator) and not in numba.
-        return (int(counts[row, unit_offsets[cell, 0] + digit]) + int(counts[row, unit_offsets[cell, 1] + digit])
-                + int(counts[row, unit_offsets[cell, 2] + digit]) - int(counts[row, unit_offsets[cell, 3] + digit])
-                - int(counts[row, unit_offsets[cell, 4] + digit]))
 
-    @jit
-    def add_count(counts, row, unit_offsets, cell, digit, amount):
-        for unit in range(5):
-            slot = unit_offsets[cell, unit] + digit
-            counts[row, slot] = int(counts[row, slot]) + amount
+def candidate_table(masks: np.ndarray, side: int) -> np.ndarray:
+    """(cells, 1 + 2N) uint8: the packed candidate rows of one puzzle from per-cell digit bitmasks."""
+    cells = masks.shape[0]
+    table = np.full((cells, 1 + 2 * side), NOT_A_CANDIDATE, dtype=np.uint8)
+    digits = np.arange(side, dtype=np.uint64)
+    possible = ((masks.astype(np.uint64)[:, None] >> digits[None, :]) & np.uint64(1)).astype(bool)
+    for cell in range(cells):
+        listed = np.flatnonzero(possible[cell])
+        table[cell, 0] = listed.size
+        table[cell, 1:1 + listed.size] = listed
+        table[cell, 1 + side + listed] = np.arange(listed.size)
+    return table
 
-    @jit
-    def start_chain(row, chain, key0, key1, givens, free_cells, unit_offsets, n_values, config, counts):
-        n_cells = givens.shape[0]
-        for cell in range(n_cells):
-            if givens[cell] >= 0:
-                config[row, cell] = givens[cell]
-        for j in range(free_cells.shape[0]):
-            w0, w1, w2, w3 = philox(np.uint32(j), ZERO32, np.uint32(chain), TAG_INIT, key0, key1)
-            config[row, free_cells[j]] = (np.uint64(w0) * np.uint64(n_values)) >> SHIFT32
-        for slot in range(counts.shape[1]):
-            counts[row, slot] = 0
-        for cell in range(n_cells):
-            add_count(counts, row, unit_offsets, cell, int(config[row, cell]), 1)
-        positive_slots = 3 * n_values * n_values
-        total = 0
-        for slot in range(counts.shape[1]):
-            k = int(counts[row, slot])
-            if slot < positive_slots:
-                total += k * (k - 1) // 2
-            else:
-                total -= k * (k - 1) // 2
-        return total
 
-    @jit
-    def advance_chain(row, chain, key0, key1, givens, free_cells, unit_offsets, n_values,
-                      move_begin, move_end, plateau_begin, plateau_length, thresholds,
-                      config, counts, cost, accepted, best_cost, best_config, best_move):
-        n_free = np.uint64(free_cells.shape[0])
-        other_values = np.uint64(n_values - 1)
-        chain_word = np.uint32(chain)
-        current = int(cost[row])
-        best = int(best_cost[row])
-        n_accepted = accepted[row]
-        plateau = move_begin // plateau_length
-        in_plateau = move_begin - plateau * plateau_length
-        plateau -= plateau_begin
-        move = move_begin
-        while move < move_end:
-            w0, w1, w2, w3 = philox(np.uint32(move & 0xFFFFFFFF), np.uint32(move >> 32), chain_word,
-                                    TAG_MOVE, key0, key1)
-            cell = free_cells[np.int64((np.uint64(w0) * n_free) >> SHIFT32)]
-            old = int(config[row, cell])
-            new = np.int64((np.uint64(w1) * other_values) >> SHIFT32)
-            if new >= old:
-                new += 1
-            delta = union_count(counts, row, unit_offsets, cell, new) - (
-                union_count(counts, row, unit_offsets, cell, old) - 1)
-            if delta <= 0 or w2 < thresholds[plateau, delta]:
-                config[row, cell] = new
-                add_count(counts, row, unit_offsets, cell, old, -1)
-                add_count(counts, row, unit_offsets, cell, new, 1)
-                current += delta
-                n_accepted += 1
-                if current < best:
-                    best = current
-                    keep_best(row, move, config, best_config, best_move)
-            move += 1
-            in_plateau += 1
-            if in_plateau == plateau_length:
-                in_plateau = 0
-                plateau += 1
-        cost[row] = current
-        best_cost[row] = best
-        accepted[row] = n_accepted
+@device
+def union_change(counts, row, unit_offsets, cell, old, new):
+    """Change of cost when ``cell`` goes from ``old`` to ``new``: union(new) - (union(old) - 1), one unit at
+    a time so that only one unit's offset is live (registers on the GPU). Indices are uint32 (see
+    ``advance_chain``)."""
+    change = 1
+    for unit in range(5):
+        base = np.uint32(unit_offsets[cell, unit])
+        difference = int(counts[row, np.uint32(base + new)]) - int(counts[row, np.uint32(base + old)])
+        change += difference if unit < 3 else -difference
+    return change
 
-    return start_chain, advance_chain
+
+@device
+def add_count(counts, row, unit_offsets, cell, digit, amount):
+    for unit in range(5):
+        slot = np.uint32(unit_offsets[cell, unit] + digit)
+        counts[row, slot] = int(counts[row, slot]) + amount
+
+
+@device
+def start_chain(row, chain, puzzle, key0, key1, tables, state):
+    config, counts = state.config, state.counts
+    givens, unit_offsets = tables.givens, tables.unit_offsets
+    for cell in range(givens.shape[1]):
+        if givens[puzzle, cell] >= 0:
+            config[row, cell] = givens[puzzle, cell]
+    for j in range(tables.n_free[puzzle]):
+        cell = tables.free_cells[puzzle, j]
+        w0, w1, w2, w3 = philox(np.uint32(j), ZERO32, np.uint32(chain), TAG_INIT, key0, key1)
+        config[row, cell] = tables.candidates[puzzle, cell, 1 + uniform(w0, tables.candidates[puzzle, cell, 0])]
+    for slot in range(counts.shape[1]):
+        counts[row, slot] = 0
+    for cell in range(givens.shape[1]):
+        add_count(counts, row, unit_offsets, cell, int(config[row, cell]), 1)
+    positive_slots = 3 * tables.n_values * tables.n_values
+    total = 0
+    for slot in range(counts.shape[1]):
+        k = int(counts[row, slot])
+        if slot < positive_slots:
+            total += (k * (k - 1)) >> 1
+        else:
+            total -= (k * (k - 1)) >> 1
+    return total
+
+
+@device
+def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, plateau_begin, plateau_length,
+                  thresholds, state):
+    # Every index in the loop is a uint32: numba then neither sign-extends it nor tests it for a negative
+    # wraparound, which halves the GPU's address arithmetic and its registers.
+    row = np.uint32(row)
+    config, counts = state.config, state.counts
+    # this puzzle's tables as views: no puzzle index in the loop
+    unit_offsets, free_cells = tables.unit_offsets, tables.free_cells[puzzle]
+    candidates = tables.candidates[puzzle]
+    ranks = np.uint32(1 + tables.n_values)  # where a cell's row keeps the ranks
+    n_free = tables.n_free[puzzle]
+    chain_word = np.uint32(chain)
+    level = np.uint32(state.level[row])
+    current = np.int32(state.cost[row])  # 32-bit loop state: one register each
+    best = np.int32(state.best_cost[row])
+    n_accepted = np.uint32(0)  # this launch's (fewer than 2**31 moves)
+    lo, hi, in_plateau, plateau, length = clock_start(move_begin, plateau_begin, plateau_length)
+    for _ in range(np.int32(move_end - move_begin)):
+        w0, w1, w2, w3 = philox(lo, hi, chain_word, TAG_MOVE, key0, key1)
+        cell = np.uint32(free_cells[uniform_index(w0, n_free)])
+        old = np.uint32(config[row, cell])
+        rank = uniform_index(w1, candidates[cell, 0] - np.uint8(1))
+        if rank >= candidates[cell, np.uint32(ranks + old)]:
+            rank = np.uint32(rank + np.uint32(1))
+        new = np.uint32(candidates[cell, np.uint32(rank + np.uint32(1))])
+        delta = union_change(counts, row, unit_offsets, cell, old, new)
+        if delta <= 0 or w2 < thresholds[np.uint32(plateau), level, np.uint32(delta)]:
+            config[row, cell] = new
+            add_count(counts, row, unit_offsets, cell, old, -1)
+            add_count(counts, row, unit_offsets, cell, new, 1)
+            current = np.int32(current + delta)
+            n_accepted = np.uint32(n_accepted + np.uint32(1))
+            if current < best:
+                best = current
+                keep_best(row, move_index(lo, hi), state)
+        lo, hi, in_plateau, plateau = clock_tick(lo, hi, in_plateau, plateau, length)
+    state.cost[row] = current
+    state.best_cost[row] = best
+    state.accepted[row] += np.uint64(n_accepted)

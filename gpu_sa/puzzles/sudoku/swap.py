@@ -1,44 +1,76 @@
 """Move ``swap`` (R. Lewis 2007, "Metaheuristics can solve sudoku puzzles").
 
-Every box starts as a permutation of 1..N that keeps its givens; a move swaps the digits of
-two free cells of one box, so boxes stay permutations and the cost only counts what rows
-and columns lack:
+Every box starts as a permutation of its missing digits placed in its free cells; a move swaps
+the digits of two free cells of one box, so boxes stay permutations and the cost only counts
+what rows and columns lack:
 
     cost = sum over rows and columns of the digits missing from them        (0 on solutions)
 
-Per chain (one row of each array):
+Per chain (one row of each ``ChainState`` array):
   config   (cells,) uint8   the grid, digits 0 .. N-1
   counts   (2*N*N,) uint8   | rows N x N | columns N x N |, digit-minor: counts[unit*N + d]
-Constant tables:
-  table0 = givens (cells,) int16, -1 = free
-  table1 = movable boxes (M, N + 1) int32: [k, cell_1 .. cell_k, padding], boxes with k >= 2
-  table2 = every box (N, N + 1) int32, same layout (the initial fill needs them all)
-n_values = N.
 
-A proposal is one Philox call at (move, chain, TAG_MOVE): word 0 picks the box among the M
-movable ones, words 1 and 2 the two distinct free cells in it, word 3 is the acceptance draw.
+Tables (``SwapTables``; per puzzle p unless shared):
+
+  givens      (P, cells) int16       -1 = free
+  movable     (P, M, N + 1) int32    boxes with k >= 2 free cells: [k, cell_1 .. cell_k, padding]
+  n_movable   (P,) int32
+  boxes       (P, N, N + 1) int32    every box, same layout (the initial fill needs them all)
+  masks       (P, cells) uint64      candidate digits of each cell (bit d = digit d possible)
+  restricted  (P,) uint8             1 when some free cell lacks one of its box's missing digits
+  cell_units  (cells, 2) int32       shared: counts slot bases of the cell's row and column
+  box_corner  (N,) int32             shared: the top-left cell of each box
+  order       int                    shared: n (boxes are n x n)
+  n_values    int                    shared: N
+
+Proposal: one Philox call at (move, chain, TAG_MOVE): word 0 picks the box among the movable
+ones, word 1 a free cell a in it, word 2 its partner c, word 3 is the acceptance draw. The
+partner is drawn among the legal ones only (Lewis's restriction, with candidates from
+propagation: c's digit is a candidate of a and a's digit a candidate of c), as the rank-j legal
+partner in box order; without restriction every other free cell is legal and this is the
+plain move (rank j of the k - 1 others). A cell without a legal partner makes a null move.
 A swap touches at most two rows and two columns; each gains or loses at most one missing
 digit, so the cost changes by at most 4.
 
-The initial fill of box b writes its missing digits in increasing order into its free cells,
-then shuffles them in place (Fisher-Yates, i = k-1 .. 1, j from word 0 at counter
-(b*N + i, 0, chain, TAG_INIT)).
+Initial fill of box b: its missing digits in increasing order into its free cells, shuffled in
+place (Fisher-Yates, i = k-1 .. 1, j from word 0 at counter (b*N + i, 0, chain, TAG_INIT)).
+With restriction, the shuffle is then repaired into a matching that respects the candidates
+where one exists (``repair_box``: augmenting paths, Kuhn's algorithm, from each cell holding a
+non-candidate in box order, trying digits in increasing order); cells left unmatched take the
+remaining digits in increasing order.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from ... import kernels, rng
+from ...moves import clock_start, clock_tick, device, keep_best, move_index
+from ...rng import TAG_INIT, TAG_MOVE, philox, uniform, uniform_index
 
-SHIFT32 = np.uint64(32)
-TAG_INIT = rng.TAG_INIT
-TAG_MOVE = rng.TAG_MOVE
 ZERO32 = np.uint32(0)
+ONE64 = np.uint64(1)
 MAX_DELTA = 4
+NO_DIGIT = 255  # scratch encodings of ``repair_box`` (uint8 counts row)
+GIVEN_DIGIT = 254
 
 
-def tables(givens: np.ndarray, order: int):
-    """(movable boxes, every box) tables for the givens."""
+class SwapTables(NamedTuple):
+    givens: np.ndarray
+    movable: np.ndarray
+    n_movable: np.ndarray
+    boxes: np.ndarray
+    masks: np.ndarray
+    restricted: np.ndarray
+    cell_units: np.ndarray
+    box_corner: np.ndarray
+    order: int
+    n_values: int
+    SHARED = ("cell_units", "box_corner", "order", "n_values")
+
+
+def box_tables(givens: np.ndarray, order: int):
+    """(movable boxes, every box) of one puzzle: rows [k, free cell 1 .. k, -1 padding]."""
     side = order * order
     grid = givens.reshape(side, side)
     boxes = np.full((side, side + 1), -1, dtype=np.int32)
@@ -48,8 +80,24 @@ def tables(givens: np.ndarray, order: int):
                 if grid[top + i, left + j] < 0]
         boxes[b, 0] = len(free)
         boxes[b, 1:1 + len(free)] = free
-    movable = boxes[boxes[:, 0] >= 2]
-    return np.ascontiguousarray(movable), boxes
+    return np.ascontiguousarray(boxes[boxes[:, 0] >= 2]), boxes
+
+
+def is_restricted(givens: np.ndarray, masks: np.ndarray, boxes: np.ndarray) -> bool:
+    """Whether some free cell of one puzzle lacks a digit its box misses (else every swap is legal)."""
+    for b in range(boxes.shape[0]):
+        cells = boxes[b, 1:1 + boxes[b, 0]]
+        held = {int(d) for d in givens[_box_cells(b, boxes.shape[0])] if d >= 0}
+        missing = sum(1 << d for d in range(boxes.shape[0]) if d not in held)
+        if any(int(masks[cell]) & missing != missing for cell in cells):
+            return True
+    return False
+
+
+def _box_cells(b: int, side: int) -> list[int]:
+    order = int(round(side ** 0.5))
+    top, left = (b // order) * order, (b % order) * order
+    return [(top + i) * side + left + j for i in range(order) for j in range(order)]
 
 
 def max_cost(order: int) -> int:
@@ -58,126 +106,215 @@ def max_cost(order: int) -> int:
     return 2 * side * (side - order)
 
 
-def build(target):
-    """(start_chain, advance_chain) compiled for ``target``; see ``gpu_sa.kernels``."""
-    jit = kernels.device_decorator(target)
-    philox = rng.compiled(target)
-    keep_best = kernels.keep_best(target)
+@device
+def unit_change(counts, row, slot_base, removed, added):
+    """Change of a unit's missing digits when one ``removed`` leaves it and one ``added`` enters."""
+    return (int(counts[row, np.uint32(slot_base + removed)] == 1)
+            - int(counts[row, np.uint32(slot_base + added)] == 0))
 
-    @jit
-    def unit_change(counts, row, slot_base, removed, added):
-        """Change of a unit's missing digits when one ``removed`` leaves it and one ``added`` enters."""
-        return int(counts[row, slot_base + removed] == 1) - int(counts[row, slot_base + added] == 0)
 
-    @jit
-    def move_digit(counts, row, slot_base, removed, added):
-        counts[row, slot_base + removed] = int(counts[row, slot_base + removed]) - 1
-        counts[row, slot_base + added] = int(counts[row, slot_base + added]) + 1
+@device
+def move_digit(counts, row, slot_base, removed, added):
+    gone, come = np.uint32(slot_base + removed), np.uint32(slot_base + added)
+    counts[row, gone] = int(counts[row, gone]) - 1
+    counts[row, come] = int(counts[row, come]) + 1
 
-    @jit
-    def given_in_box(givens, b, digit, n_values):
-        order = 1
-        while order * order < n_values:
-            order += 1
-        corner = (b // order) * order * n_values + (b % order) * order
-        for i in range(order):
-            for j in range(order):
-                if givens[corner + i * n_values + j] == digit:
-                    return True
-        return False
 
-    @jit
-    def start_chain(row, chain, key0, key1, givens, movable, boxes, n_values, config, counts):
-        n_cells = givens.shape[0]
-        for cell in range(n_cells):
-            if givens[cell] >= 0:
-                config[row, cell] = givens[cell]
-        for b in range(boxes.shape[0]):
-            slot = 0
-            for digit in range(n_values):
-                if not given_in_box(givens, b, digit, n_values):
-                    config[row, boxes[b, 1 + slot]] = digit
-                    slot += 1
-            for i in range(boxes[b, 0] - 1, 0, -1):
-                w0, w1, w2, w3 = philox(np.uint32(b * n_values + i), ZERO32, np.uint32(chain), TAG_INIT, key0, key1)
-                j = np.int64((np.uint64(w0) * np.uint64(i + 1)) >> SHIFT32)
-                a = boxes[b, 1 + i]
-                c = boxes[b, 1 + j]
-                held = config[row, a]
-                config[row, a] = config[row, c]
-                config[row, c] = held
-        for slot in range(counts.shape[1]):
-            counts[row, slot] = 0
-        for cell in range(n_cells):
-            digit = int(config[row, cell])
-            r = cell // n_values
-            c = cell - r * n_values
-            counts[row, r * n_values + digit] = int(counts[row, r * n_values + digit]) + 1
-            counts[row, (n_values + c) * n_values + digit] = int(counts[row, (n_values + c) * n_values + digit]) + 1
-        total = 0
-        for slot in range(counts.shape[1]):
-            if counts[row, slot] == 0:
-                total += 1
-        return total
+@device
+def given_in_box(givens, puzzle, corner, order, n_values, digit):
+    for i in range(order):
+        for j in range(order):
+            if givens[puzzle, corner + i * n_values + j] == digit:
+                return True
+    return False
 
-    @jit
-    def advance_chain(row, chain, key0, key1, givens, movable, boxes, n_values,
-                      move_begin, move_end, plateau_begin, plateau_length, thresholds,
-                      config, counts, cost, accepted, best_cost, best_config, best_move):
-        n_movable = np.uint64(movable.shape[0])
-        columns_base = n_values * n_values
-        chain_word = np.uint32(chain)
-        current = int(cost[row])
-        best = int(best_cost[row])
-        n_accepted = accepted[row]
-        plateau = move_begin // plateau_length
-        in_plateau = move_begin - plateau * plateau_length
-        plateau -= plateau_begin
-        move = move_begin
-        while move < move_end:
-            w0, w1, w2, w3 = philox(np.uint32(move & 0xFFFFFFFF), np.uint32(move >> 32), chain_word,
-                                    TAG_MOVE, key0, key1)
-            b = np.int64((np.uint64(w0) * n_movable) >> SHIFT32)
-            k = movable[b, 0]
-            i = np.int64((np.uint64(w1) * np.uint64(k)) >> SHIFT32)
-            j = np.int64((np.uint64(w2) * np.uint64(k - 1)) >> SHIFT32)
+
+@device
+def holds_candidate(masks, puzzle, cell, digit):
+    return (masks[puzzle, cell] >> np.uint64(digit)) & ONE64 != 0
+
+
+@device
+def repair_box(row, puzzle, b, tables, config, scratch):
+    """Make box b's free cells hold candidates where a matching allows it (see the module docstring).
+
+    Scratch, one uint8 row of N slots each, inside ``scratch`` (the counts row, rebuilt after):
+      | owner of digit d: slot index, NO_DIGIT (free) or GIVEN_DIGIT | visited d | path slots | path digits |
+    """
+    n_values = tables.n_values
+    boxes, masks = tables.boxes, tables.masks
+    k = boxes[puzzle, b, 0]
+    owner, visited, path_slot, path_digit = 0, n_values, 2 * n_values, 3 * n_values
+    for d in range(n_values):
+        scratch[row, owner + d] = GIVEN_DIGIT
+    for s in range(k):
+        scratch[row, owner + config[row, boxes[puzzle, b, 1 + s]]] = NO_DIGIT
+    for s in range(k):
+        cell = boxes[puzzle, b, 1 + s]
+        d = int(config[row, cell])
+        if holds_candidate(masks, puzzle, cell, d):
+            scratch[row, owner + d] = s
+    for s in range(k):
+        cell = boxes[puzzle, b, 1 + s]
+        if holds_candidate(masks, puzzle, cell, int(config[row, cell])) and scratch[row, owner + config[row, cell]] == s:
+            continue  # already matched
+        for d in range(n_values):
+            scratch[row, visited + d] = 0
+        scratch[row, path_slot] = s
+        scratch[row, path_digit] = NO_DIGIT
+        depth = 1
+        while depth > 0:
+            top = depth - 1
+            at = int(scratch[row, path_slot + top])
+            at_cell = boxes[puzzle, b, 1 + at]
+            d = 0 if scratch[row, path_digit + top] == NO_DIGIT else int(scratch[row, path_digit + top]) + 1
+            while d < n_values and (scratch[row, owner + d] == GIVEN_DIGIT or scratch[row, visited + d] != 0
+                                    or not holds_candidate(masks, puzzle, at_cell, d)):
+                d += 1
+            if d == n_values:
+                depth -= 1
+                continue
+            scratch[row, path_digit + top] = d
+            scratch[row, visited + d] = 1
+            holder = int(scratch[row, owner + d])
+            if holder == NO_DIGIT:
+                for f in range(depth):
+                    taker = int(scratch[row, path_slot + f])
+                    digit = int(scratch[row, path_digit + f])
+                    scratch[row, owner + digit] = taker
+                    config[row, boxes[puzzle, b, 1 + taker]] = digit
+                break
+            scratch[row, path_slot + depth] = holder
+            scratch[row, path_digit + depth] = NO_DIGIT
+            depth += 1
+    # cells left unmatched take the digits nobody owns, in increasing order
+    d = 0
+    for s in range(k):
+        cell = boxes[puzzle, b, 1 + s]
+        held = int(config[row, cell])
+        if holds_candidate(masks, puzzle, cell, held) and scratch[row, owner + held] == s:
+            continue
+        while scratch[row, owner + d] != NO_DIGIT:
+            d += 1
+        scratch[row, owner + d] = s
+        config[row, cell] = d
+
+
+@device
+def start_chain(row, chain, puzzle, key0, key1, tables, state):
+    config, counts = state.config, state.counts
+    givens, boxes, cell_units = tables.givens, tables.boxes, tables.cell_units
+    n_values = tables.n_values
+    for cell in range(givens.shape[1]):
+        if givens[puzzle, cell] >= 0:
+            config[row, cell] = givens[puzzle, cell]
+    for b in range(n_values):
+        slot = 0
+        for digit in range(n_values):
+            if not given_in_box(givens, puzzle, tables.box_corner[b], tables.order, n_values, digit):
+                config[row, boxes[puzzle, b, 1 + slot]] = digit
+                slot += 1
+        for i in range(boxes[puzzle, b, 0] - 1, 0, -1):
+            w0, w1, w2, w3 = philox(np.uint32(b * n_values + i), ZERO32, np.uint32(chain), TAG_INIT, key0, key1)
+            j = uniform(w0, i + 1)
+            a = boxes[puzzle, b, 1 + i]
+            c = boxes[puzzle, b, 1 + j]
+            held = config[row, a]
+            config[row, a] = config[row, c]
+            config[row, c] = held
+        if tables.restricted[puzzle]:
+            repair_box(row, puzzle, b, tables, config, counts)
+    for slot in range(counts.shape[1]):
+        counts[row, slot] = 0
+    for cell in range(givens.shape[1]):
+        digit = int(config[row, cell])
+        for unit in range(2):
+            slot = cell_units[cell, unit] + digit
+            counts[row, slot] = int(counts[row, slot]) + 1
+    total = 0
+    for slot in range(counts.shape[1]):
+        if counts[row, slot] == 0:
+            total += 1
+    return total
+
+
+@device
+def legal_partners(row, b, k, i, x, mask_a, movable, masks, config, wanted):
+    """Free cells of box b other than slot i that can swap with a (digit x, candidates mask_a):
+    their number, or (``wanted`` < k) the slot of the rank-``wanted`` one. One puzzle's tables."""
+    found = np.uint32(0)
+    for s in range(k):
+        if s == i:
+            continue
+        c = np.uint32(movable[b, np.uint32(1 + s)])
+        y = config[row, c]
+        if (mask_a >> np.uint64(y)) & ONE64 != 0 and (masks[c] >> np.uint64(x)) & ONE64 != 0:
+            if found == wanted:
+                return np.uint32(s)
+            found = np.uint32(found + np.uint32(1))
+    return found
+
+
+@device
+def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, plateau_begin, plateau_length,
+                  thresholds, state):
+    # Every index in the loop is a uint32: numba then neither sign-extends it nor tests it for a negative
+    # wraparound, which halves the GPU's address arithmetic and its registers.
+    row = np.uint32(row)
+    config, counts = state.config, state.counts
+    # this puzzle's tables as views: no puzzle index in the loop
+    movable, masks, cell_units = tables.movable[puzzle], tables.masks[puzzle], tables.cell_units
+    restricted = tables.restricted[puzzle] != 0
+    n_movable = tables.n_movable[puzzle]
+    chain_word = np.uint32(chain)
+    level = np.uint32(state.level[row])
+    current = np.int32(state.cost[row])  # 32-bit loop state: one register each
+    best = np.int32(state.best_cost[row])
+    n_accepted = np.uint32(0)  # this launch's (fewer than 2**31 moves)
+    lo, hi, in_plateau, plateau, length = clock_start(move_begin, plateau_begin, plateau_length)
+    for _ in range(np.int32(move_end - move_begin)):
+        w0, w1, w2, w3 = philox(lo, hi, chain_word, TAG_MOVE, key0, key1)
+        b = uniform_index(w0, n_movable)
+        k = np.uint32(movable[b, 0])
+        i = uniform_index(w1, k)
+        a = np.uint32(movable[b, np.uint32(i + np.uint32(1))])
+        x = np.uint32(config[row, a])
+        if restricted:
+            mask_a = masks[a]
+            legal = legal_partners(row, b, k, i, x, mask_a, movable, masks, config, k)
+            j = i  # no legal partner: a null move (a swaps with itself, and that is not counted as accepted)
+            if legal > 0:
+                j = legal_partners(row, b, k, i, x, mask_a, movable, masks, config, uniform_index(w2, legal))
+        else:
+            j = uniform_index(w2, np.uint32(k - np.uint32(1)))
             if j >= i:
-                j += 1
-            a = movable[b, 1 + i]
-            c = movable[b, 1 + j]
-            x = int(config[row, a])
-            y = int(config[row, c])
-            row_a = a // n_values
-            row_c = c // n_values
-            column_a = a - row_a * n_values
-            column_c = c - row_c * n_values
-            delta = 0
+                j = np.uint32(j + np.uint32(1))
+        c = np.uint32(movable[b, np.uint32(j + np.uint32(1))])
+        y = np.uint32(config[row, c])
+        row_a = np.uint32(cell_units[a, 0])
+        row_c = np.uint32(cell_units[c, 0])
+        column_a = np.uint32(cell_units[a, 1])
+        column_c = np.uint32(cell_units[c, 1])
+        delta = 0
+        if row_a != row_c:
+            delta += unit_change(counts, row, row_a, x, y) + unit_change(counts, row, row_c, y, x)
+        if column_a != column_c:
+            delta += unit_change(counts, row, column_a, x, y) + unit_change(counts, row, column_c, y, x)
+        if a != c and (delta <= 0 or w3 < thresholds[np.uint32(plateau), level, np.uint32(delta)]):
+            config[row, a] = y
+            config[row, c] = x
             if row_a != row_c:
-                delta += unit_change(counts, row, row_a * n_values, x, y) + unit_change(counts, row, row_c * n_values, y, x)
+                move_digit(counts, row, row_a, x, y)
+                move_digit(counts, row, row_c, y, x)
             if column_a != column_c:
-                delta += (unit_change(counts, row, columns_base + column_a * n_values, x, y)
-                          + unit_change(counts, row, columns_base + column_c * n_values, y, x))
-            if delta <= 0 or w3 < thresholds[plateau, delta]:
-                config[row, a] = y
-                config[row, c] = x
-                if row_a != row_c:
-                    move_digit(counts, row, row_a * n_values, x, y)
-                    move_digit(counts, row, row_c * n_values, y, x)
-                if column_a != column_c:
-                    move_digit(counts, row, columns_base + column_a * n_values, x, y)
-                    move_digit(counts, row, columns_base + column_c * n_values, y, x)
-                current += delta
-                n_accepted += 1
-                if current < best:
-                    best = current
-                    keep_best(row, move, config, best_config, best_move)
-            move += 1
-            in_plateau += 1
-            if in_plateau == plateau_length:
-                in_plateau = 0
-                plateau += 1
-        cost[row] = current
-        best_cost[row] = best
-        accepted[row] = n_accepted
-
-    return start_chain, advance_chain
+                move_digit(counts, row, column_a, x, y)
+                move_digit(counts, row, column_c, y, x)
+            current = np.int32(current + delta)
+            n_accepted = np.uint32(n_accepted + np.uint32(1))
+            if current < best:
+                best = current
+                keep_best(row, move_index(lo, hi), state)
+        lo, hi, in_plateau, plateau = clock_tick(lo, hi, in_plateau, plateau, length)
+    state.cost[row] = current
+    state.best_cost[row] = best
+    state.accepted[row] += np.uint64(n_accepted)

@@ -1,0 +1,198 @@
+"""The contract between the puzzles and the annealing engine (the engine's interface).
+
+A puzzle offers one ``AnnealMove`` per move set: host tables, state sizes, and a module of
+per-chain device functions written once in Python and compiled for every backend:
+
+    start_chain(row, chain, puzzle, key0, key1, tables, state) -> initial cost
+        writes chain ``chain``'s first configuration and counts into row ``row`` of ``state``
+    advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, plateau_begin,
+                  plateau_length, thresholds, state)
+        the Metropolis loop over moves [move_begin, move_end) of one chain: ``plateau_begin`` is
+        move_begin's plateau (move_begin // plateau_length), whose acceptance row for rung l is
+        ``thresholds[0, l]`` (uint32, one column per cost increase), the next plateau's row 1...;
+        the chain reads rung ``state.level[row]`` (the plateau is tracked incrementally: no
+        division in the loop)
+
+``puzzle`` indexes the leading axis of every per-puzzle table (a batch of puzzles shares one
+launch); ``chain`` is the chain's index in the random stream. The engine (``kernels``,
+``backends``, ``runner``) owns everything else: which rows run, plateaus, replica exchange,
+trials. Puzzle modules import this module and ``rng``, never the engine.
+
+``device`` compiles such a function for the CPU with numba; the CUDA kernels call the very
+same functions (numba-cuda compiles a numba CPU function for the device when a kernel calls
+it). Under numba's CUDA simulator every compiled path runs as plain Python instead, since the
+simulator hands kernels array objects a compiled CPU function cannot take.
+
+State layout, one row per chain (``ChainState``): on the CPU each chain's bytes are contiguous
+([chain, slot], C order: one core walks one chain); on the GPU the same arrays are Fortran
+ordered ([slot][chain] in memory) so that the 32 threads of a warp, reading the same slot of 32
+neighbouring chains, touch consecutive addresses. Device code always indexes ``a[row, slot]``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from types import ModuleType
+from typing import NamedTuple
+
+import numpy as np
+
+SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+
+def device(function):
+    """Compile a per-chain function for every backend (plain Python under the CUDA simulator)."""
+    if SIMULATOR:
+        return function
+    import numba
+
+    return numba.njit(nogil=True)(function)
+
+
+class ChainState(NamedTuple):
+    """Every chain's state, one row per chain (host NumPy arrays or CUDA device arrays)."""
+
+    config: object  # (rows, config_size) move.config_dtype: the configuration (the grid for Sudoku)
+    counts: object  # (rows, counts_size) move.counts_dtype: incremental counts behind the cost
+    cost: object  # (rows,) int32
+    accepted: object  # (rows,) uint64: accepted proposals
+    best_cost: object  # (rows,) int32: lowest cost seen
+    best_config: object  # (rows, config_size): the configuration when best_cost was first reached
+    best_move: object  # (rows,) int64: moves done when best_cost was first reached
+    level: object  # (rows,) int32: the chain's rung on the temperature ladder (0 without replicas)
+    exchanges: object  # (rows,) uint64: row first + l of a replica group counts its accepted (l, l+1) exchanges
+
+
+def state_arrays(move: "AnnealMove", rows: int) -> list[tuple[str, tuple, type]]:
+    """(field, shape, dtype) of every ChainState array for ``rows`` chains of ``move``."""
+    config = (rows, move.config_size)
+    return [("config", config, move.config_dtype), ("counts", (rows, move.counts_size), move.counts_dtype),
+            ("cost", (rows,), np.int32), ("accepted", (rows,), np.uint64), ("best_cost", (rows,), np.int32),
+            ("best_config", config, move.config_dtype), ("best_move", (rows,), np.int64),
+            ("level", (rows,), np.int32), ("exchanges", (rows,), np.uint64)]
+
+
+def state_bytes(move: "AnnealMove", rows: int) -> int:
+    """Memory the chains' state takes (checked against the machine before allocating)."""
+    return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for _, shape, dtype in state_arrays(move, rows))
+
+
+@device
+def keep_best(row, move, state):
+    """A chain beat its best cost at move index ``move`` (rare: a cold path)."""
+    state.best_move[row] = move + 1
+    for slot in range(state.config.shape[1]):
+        state.best_config[row, slot] = state.config[row, slot]
+
+
+@device
+def clock_start(move_begin, plateau_begin, plateau_length):
+    """A launch's clock, every part 32-bit (a launch covers fewer than 2**31 moves; the backends split longer
+    ones): (lo, hi) the move index as its two Philox counter words, the move's place in its plateau, the
+    plateau's row in the launch's thresholds (0: the caller passes ``plateau_begin`` = the plateau of
+    ``move_begin``, so that no division is needed), and the plateau length."""
+    return (np.uint32(move_begin & 0xFFFFFFFF), np.uint32(move_begin >> 32),
+            np.int32(move_begin - plateau_begin * plateau_length), np.int32(0), np.int32(plateau_length))
+
+
+@device
+def clock_tick(lo, hi, in_plateau, plateau, length):
+    """The clock after one move: counter words with carry, next plateau when this one is full."""
+    lo = np.uint32(lo + np.uint32(1))
+    if lo == 0:
+        hi = np.uint32(hi + np.uint32(1))
+    in_plateau = np.int32(in_plateau + 1)
+    if in_plateau == length:
+        in_plateau = np.int32(0)
+        plateau = np.int32(plateau + 1)
+    return lo, hi, in_plateau, plateau
+
+
+@device
+def move_index(lo, hi):
+    """The 64-bit move index of the clock's counter words (for the rare best-state copy)."""
+    return (np.int64(hi) << 32) | np.int64(lo)
+
+
+@device
+def start_bookkeeping(row, total, state):
+    """After ``start_chain``: nothing accepted yet, the first configuration is the best so far."""
+    state.cost[row] = total
+    state.accepted[row] = 0
+    state.best_cost[row] = total
+    state.best_move[row] = 0
+    state.exchanges[row] = 0
+    for slot in range(state.config.shape[1]):
+        state.best_config[row, slot] = state.config[row, slot]
+
+
+@dataclass(frozen=True, eq=False)
+class AnnealMove:
+    """One puzzle instance (or a batch of same-shaped ones) under one move set.
+
+    ``kernel`` is the module of device functions (``start_chain``, ``advance_chain``);
+    ``reference`` the plain-NumPy twin module (``init_chains``, ``advance_chains``).
+    ``tables`` is the move's NamedTuple of constant arrays, every per-puzzle array with a
+    leading puzzle axis (``puzzles`` long); fields listed in its ``SHARED`` class attribute
+    are the same for every puzzle and have no puzzle axis.
+    """
+
+    name: str
+    kernel: ModuleType
+    reference: ModuleType
+    tables: tuple
+    config_size: int
+    counts_size: int
+    max_delta: int  # largest possible cost increase of one move: the acceptance table's width - 1
+    plateau_length: int  # the seed's "natural size": moves per temperature plateau
+    max_cost: float  # e_p, Sirdey's T0 and rate
+    log_states: float  # log |Omega|, for Sirdey's final temperature
+    has_free_variables: bool = True
+    config_dtype: type = np.uint8
+    counts_dtype: type = np.uint8
+    # the tuned default schedule for this puzzle kind: (t0, t_end, plateaus) of a geometric law,
+    # or None for the runner's defaults (measured on Sudoku)
+    schedule_defaults: tuple | None = None
+    puzzles: int = 1
+
+
+def smallest_unsigned(largest: int):
+    """The narrowest unsigned NumPy type holding 0 .. ``largest`` (narrow state = less memory traffic)."""
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if largest <= np.iinfo(dtype).max:
+            return dtype
+    raise ValueError(f"{largest} does not fit in 32 bits")
+
+
+def per_puzzle(array, dtype) -> np.ndarray:
+    """One puzzle's table with its leading puzzle axis (length 1), contiguous, of ``dtype``."""
+    return np.ascontiguousarray(np.asarray(array, dtype=dtype)[None])
+
+
+def stack_moves(moves: list[AnnealMove]) -> AnnealMove:
+    """One AnnealMove for a batch of same-move puzzles: per-puzzle tables stacked along the puzzle
+    axis (each padded to the batch's largest shape: -1 for signed integers, 0 for unsigned), shared
+    tables taken from the first; state sizes and the widest acceptance row are the batch's largest."""
+    first = moves[0]
+    if len(moves) == 1:
+        return first
+    shared = getattr(first.tables, "SHARED", ())
+    fields = []
+    for name, value in zip(first.tables._fields, first.tables):
+        if name in shared:
+            fields.append(value)
+            continue
+        parts = [getattr(m.tables, name) for m in moves]
+        shape = tuple(max(sizes) for sizes in zip(*(p.shape[1:] for p in parts)))
+        fill = -1 if np.issubdtype(value.dtype, np.signedinteger) else 0
+        stacked = np.full((sum(p.shape[0] for p in parts),) + shape, fill, dtype=value.dtype)
+        at = 0
+        for part in parts:
+            stacked[(slice(at, at + part.shape[0]),) + tuple(slice(0, n) for n in part.shape[1:])] = part
+            at += part.shape[0]
+        fields.append(stacked)
+    return dataclasses.replace(
+        first, tables=type(first.tables)(*fields), puzzles=sum(m.puzzles for m in moves),
+        config_size=max(m.config_size for m in moves), counts_size=max(m.counts_size for m in moves),
+        max_delta=max(m.max_delta for m in moves))

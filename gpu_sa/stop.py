@@ -1,0 +1,40 @@
+"""Stop requests: one flag that signal handlers set and every long loop polls.
+
+Compiled loops (the exact search, generation, minimisation, the annealing kernels' host loop)
+cannot see Python signals while they run, so they receive ``FLAG`` itself, a one-element
+uint8 array, and poll ``flag[0] != 0`` every few thousand steps: a Ctrl-C is then answered
+within a fraction of a second wherever the program is. Python loops call ``requested()``.
+
+    FLAG[0] = 0     run on
+    FLAG[0] = 1     stop at the next safe point and report what was found so far
+
+``signal_number()`` tells which signal asked (0: none, or a request from code), so that the
+command can exit with 128 + that number.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+FLAG = np.zeros(1, dtype=np.uint8)
+_signal = [0]
+
+
+def request(signum: int = 0) -> None:
+    """Ask every loop to stop at its next safe point (``signum``: the signal behind it, if any)."""
+    if signum and not _signal[0]:
+        _signal[0] = int(signum)
+    FLAG[0] = 1
+
+
+def requested() -> bool:
+    return bool(FLAG[0])
+
+
+def signal_number() -> int:
+    return _signal[0]
+
+
+def clear() -> None:
+    """Forget an earlier request (a new run in the same process, e.g. a test or the web page)."""
+    FLAG[0] = 0
+    _signal[0] = 0
