@@ -1,6 +1,7 @@
 """Shared pieces of the benchmarks: the environment header and table printing."""
 from __future__ import annotations
 
+import os
 import platform
 import subprocess
 import sys
@@ -8,7 +9,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-SHARED_DATA = ROOT.parent / "shared" / "data"
+# The public puzzle sets: ../shared/data beside the checkout, or GPU_SA_SHARED_DATA (a git worktree lives elsewhere).
+SHARED_DATA = Path(os.environ.get("GPU_SA_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
 def environment() -> dict:

@@ -45,7 +45,7 @@ def verify(names, puzzle, move, law):
     runs = {name: runner.anneal(puzzle, move=move, backend=name, chains=4, seed=7, schedule=law, max_moves=300,
                                 early_stop=False, keep_state=True).state for name in set(names) | {"numpy"}}
     for name in names:
-        for a, b in zip(runs[name].arrays(), runs["numpy"].arrays()):
+        for a, b in zip(runs[name], runs["numpy"]):
             np.testing.assert_array_equal(a, b, err_msg=f"{name} differs from the numpy reference ({move})")
 
 

@@ -1,0 +1,468 @@
+"""Measure a GPU in one command: real-CUDA tests, throughput, time to solution, large grids, SASS; one report.
+
+    bench/gpu.sh [--quick] [--stages env,sass,tests,throughput,tts,large] [--out REPORT.md] [--commit HASH]
+
+Needs only this repository and the machine's python3 with numba, numba-cuda, NumPy, SciPy and pytest:
+nothing is installed or downloaded, and every puzzle it uses is inside the repository (bench/data/,
+tests/data/). The report goes to ``--out``, else to ``$OUT/gpu-report.md``; it is rewritten after every
+stage, so a run stopped halfway still leaves the stages it finished.
+
+Stages (``env`` always runs first):
+  env         GPU, driver, CUDA runtime, compute capability, SMs, library versions, commit
+  sass        bench/sass.py for the device's compute capability (static: registers, loops, occupancy)
+  tests       GPU_SA_TEST_REAL_CUDA=1 python3 -m pytest: the bit-exact cases run the real kernels
+              (``--quick``: the tests named cuda only, those that run kernels)
+  throughput  bench/throughput.py, orders 3, 4, 5, moves sirdey and swap, backends cuda and cpu
+  tts         bench/tts.py on samples of the hard 9x9 sets (bench/data/), cuda then cpu
+  large       bench/large.py with a short budget, cuda then cpu, if the checkout has it
+
+Every speed figure has its peer from the same run: the ``cpu`` backend on this machine's own cores.
+Each stage has a time budget (``--quick``: at most about 8 minutes in all, for a device lent 10 minutes
+per command; the full run up to an hour); a stage that overruns is stopped and reported as such.
+``--smoke`` runs every stage on a tiny problem: for checking this script itself, even under
+NUMBA_ENABLE_CUDASIM=1 with no GPU.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import re
+import shlex
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+STAGES = ("env", "sass", "tests", "throughput", "tts", "large")
+
+# Seconds per stage. The quick run fits a 10-minute device command with room for the environment,
+# compilation and the report.
+BUDGETS = {
+    "full": dict(env=60, sass=180, tests=900, throughput=600, tts=900, large=900),
+    "quick": dict(env=30, sass=45, tests=140, throughput=110, tts=110, large=60),
+    "smoke": dict(env=60, sass=120, tests=300, throughput=240, tts=240, large=60),
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What each stage runs, per mode."""
+
+    tests: list  # pytest arguments after -q
+    orders: tuple
+    throughput: list  # extra bench/throughput.py arguments
+    tts_sets: tuple  # (file, puzzles)
+    tts_moves: str
+    tts_budgets: str
+    tts_chains: dict  # backend -> chains
+    large: dict  # option -> value, passed when bench/large.py --help lists the option
+    sass_moves: str | None
+
+
+PLANS = {
+    "full": Plan(tests=[], orders=(3, 4, 5), throughput=[],
+                 tts_sets=(("bench/data/forum_hardest_sample.txt", 10), ("bench/data/17_clue_sample.txt", 10)),
+                 tts_moves="swap,sirdey", tts_budgets="3e4,1e5,3e5,1e6", tts_chains={"cuda": 1 << 14, "cpu": 256},
+                 large={"--budget": "60", "--instances": "3"}, sass_moves=None),
+    "quick": Plan(tests=["-k", "cuda and not gpu_report"], orders=(3, 4, 5), throughput=["--moves-per-chain", "50000"],
+                  tts_sets=(("bench/data/forum_hardest_sample.txt", 5),), tts_moves="swap",
+                  tts_budgets="1e5,3e5", tts_chains={"cuda": 1 << 14, "cpu": 256},
+                  large={"--budget": "10", "--instances": "1"}, sass_moves=None),
+    "smoke": Plan(tests=["-k", "cuda_equals_numpy and order2-seed1"], orders=(4,),
+                  throughput=["--moves", "swap", "--moves-per-chain", "20", "--chains", "4"],
+                  tts_sets=(("bench/data/forum_hardest_sample.txt", 1),), tts_moves="swap", tts_budgets="200",
+                  tts_chains={"cuda": 4, "cpu": 4}, large={"--budget": "5", "--instances": "1"},
+                  sass_moves="sirdey"),
+}
+
+
+@dataclass
+class Section:
+    stage: str
+    status: str = "not run"
+    seconds: float = 0.0
+    budget: float = 0.0
+    body: list = field(default_factory=list)  # Markdown lines
+
+
+@dataclass
+class Ran:
+    command: list
+    returncode: int | None  # None: stopped at its budget
+    stdout: str
+    stderr: str
+    seconds: float
+
+    @property
+    def shown(self):
+        shown = ["python3" if part == sys.executable else part for part in self.command]
+        return " ".join(shlex.quote(part) for part in shown)
+
+
+def run(command, budget, env=None) -> Ran:
+    """Run ``command`` in the repository root, in its own process group, for at most ``budget`` seconds."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=max(1.0, budget))
+        code = process.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)  # the stage's whole tree: pytest's workers, the cuda worker
+        stdout, stderr = process.communicate()
+        code = None
+    return Ran(command, code, stdout, stderr, time.perf_counter() - start)
+
+
+def base_env(*, real_cuda: bool):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONUNBUFFERED"] = "1"
+    if real_cuda:
+        env["GPU_SA_TEST_REAL_CUDA"] = "1"
+    return env
+
+
+def tail(text, lines=40):
+    kept = text.strip().splitlines()
+    return "\n".join((["..."] if len(kept) > lines else []) + kept[-lines:])
+
+
+def fenced(text):
+    return ["```text", text, "```"] if text.strip() else []
+
+
+def json_rows(text):
+    rows = []
+    for line in text.splitlines():
+        if line.startswith("{"):
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                pass
+    return rows
+
+
+def outcome(ran: Ran, what="") -> str:
+    if ran.returncode is None:
+        return f"stopped at its budget ({ran.seconds:.0f} s){what}"
+    if ran.returncode != 0:
+        return f"failed (exit {ran.returncode}){what}"
+    return f"done{what}"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Stages
+# ---------------------------------------------------------------------------------------------------
+
+def stage_env(context, section, budget):
+    ran = run([sys.executable, str(BENCH / "gpu.py"), "--print-environment"], budget, base_env(real_cuda=False))
+    rows = json_rows(ran.stdout)
+    if ran.returncode != 0 or not rows:
+        section.status = outcome(ran)
+        section.body += fenced(tail(ran.stderr))
+        context["env"] = {}
+        return
+    info = rows[0]
+    if context["commit"]:
+        info["commit"] = context["commit"]
+    context["env"] = info
+    section.status = "done"
+    section.body += ["| | |", "|---|---|", *(f"| {key} | {value} |" for key, value in info.items())]
+
+
+def stage_sass(context, section, budget):
+    env = base_env(real_cuda=False)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)  # the compiler, not the simulator
+    from sass import ARCHITECTURES
+
+    cc = context["env"].get("compute_capability", "")
+    cc = cc if cc in {f"{major}.{minor}" for major, minor in ARCHITECTURES} else "9.0"
+    command = [sys.executable, "bench/sass.py", "--cc", cc]
+    if context["plan"].sass_moves:
+        command += ["--moves", context["plan"].sass_moves]
+    ran = run(command, budget, env)
+    section.body += [f"Command: `{ran.shown}` (static: compiled for sm_{cc.replace('.', '')}, no kernel runs)", ""]
+    if ran.returncode == 2 and "error:" in ran.stderr:
+        section.status = "skipped: " + ran.stderr.strip().splitlines()[-1]
+        return
+    section.status = outcome(ran)
+    table = [line for line in ran.stdout.splitlines() if line.startswith("|")]
+    tools = [line.strip("# ").strip() for line in ran.stdout.splitlines()
+             if re.match(r"#\s+(nvvm|ptxas|nvdisasm):", line)]
+    section.body += ([f"Tools: {', '.join(tools)}", ""] if tools else []) + table
+    if ran.returncode != 0:
+        section.body += fenced(tail(ran.stderr))
+
+
+def stage_tests(context, section, budget):
+    real = context["env"].get("real_gpu", False)
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *context["plan"].tests]
+    ran = run(command, budget, base_env(real_cuda=real))
+    summary = [line for line in ran.stdout.splitlines() if re.search(r"\d+ (passed|failed|error)", line)]
+    where = "real kernels on the GPU" if real else "no GPU: the cuda cases ran in the simulator"
+    section.status = outcome(ran, f": {summary[-1].strip('= ')}" if summary else "")
+    section.body += [f"Command: `{'GPU_SA_TEST_REAL_CUDA=1 ' if real else ''}{ran.shown}` ({where})", ""]
+    section.body += fenced(tail(ran.stdout, 30 if ran.returncode else 8))
+
+
+def no_cuda(context):
+    """Why the cuda backend cannot run here, or None (a GPU, or the simulator for a smoke test)."""
+    if context["env"].get("real_gpu") or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return None
+    return f"skipped: the cuda backend cannot run here ({context['env'].get('gpu', 'no GPU')})"
+
+
+def stage_throughput(context, section, budget):
+    if no_cuda(context):
+        section.status = no_cuda(context)
+        return
+    deadline = time.perf_counter() + budget
+    rows, statuses = [], []
+    for order in context["plan"].orders:
+        command = [sys.executable, "bench/throughput.py", "--backends", "cuda,cpu", "--orders", str(order),
+                   "--json", *context["plan"].throughput]
+        ran = run(command, deadline - time.perf_counter(), base_env(real_cuda=False))
+        section.body += [f"Command: `{ran.shown}`: {outcome(ran)}"]
+        if ran.returncode != 0:
+            section.body += fenced(tail(ran.stderr, 15))
+        rows += json_rows(ran.stdout)
+        statuses.append(ran.returncode)
+        if ran.returncode is None:
+            break
+    section.status = _combined(statuses, len(context["plan"].orders))
+    section.body += ["", "Constant T = 0.5, no early stop; every backend first verified bit for bit against the "
+                     "numpy reference by the script. x cpu = cuda / the best cpu rate for that grid and move.", ""]
+    section.body += markdown_table(
+        ["grid", "move", "backend", "chains", "moves/chain", "seconds", "proposals/s", "x cpu"],
+        [[f"{r['order'] ** 2}x{r['order'] ** 2}", r["move"], r["backend"], f"{r['chains']:,}", f"{r['moves']:,}",
+          f"{r['seconds']:.3f}", f"{r['proposals_per_second']:.3g}", _ratio(r, rows)] for r in rows])
+
+
+def _ratio(row, rows):
+    if row["backend"] == "cpu":
+        return "-"
+    peers = [q["proposals_per_second"] for q in rows if q["backend"] == "cpu" and q["order"] == row["order"]
+             and q["move"] == row["move"]]
+    if not peers:
+        return "no cpu peer"
+    if max(peers) <= 0 or row["proposals_per_second"] <= 0:
+        return "no moves made"  # e.g. propagation solved the puzzle before annealing
+    return f"{row['proposals_per_second'] / max(peers):.3g}"
+
+
+def stage_tts(context, section, budget):
+    if no_cuda(context):
+        section.status = no_cuda(context)
+        return
+    plan = context["plan"]
+    deadline = time.perf_counter() + budget
+    statuses, rows = [], []
+    runs = [(path, sample, backend) for path, sample in plan.tts_sets for backend in ("cuda", "cpu")]
+    for path, sample, backend in runs:
+        command = [sys.executable, "bench/tts.py", "--set", path, "--sample", str(sample), "--moves", plan.tts_moves,
+                   "--budgets", plan.tts_budgets, "--backend", backend, "--chains", str(plan.tts_chains[backend]),
+                   "--json"]
+        ran = run(command, deadline - time.perf_counter(), base_env(real_cuda=False))
+        section.body += [f"Command: `{ran.shown}`: {outcome(ran)}"]
+        if ran.returncode != 0:
+            section.body += fenced(tail(ran.stderr, 15))
+        rows += [{**r, "backend": backend} for r in json_rows(ran.stdout)]
+        statuses.append(ran.returncode)
+        if ran.returncode is None:
+            break
+    section.status = _combined(statuses, len(runs))
+    section.body += ["", "Per set, move and budget (moves per chain): median over the puzzles of TTS99 in seconds "
+                     "(TTS99 chain-moves / the run's proposals per second), puzzles with p > 0, median p; "
+                     "cpu/cuda = how many times sooner cuda reaches 99 %.", ""]
+    table = []
+    for path, move, budget_moves in sorted({(r["set"], r["move"], r["budget"]) for r in rows}):
+        row = [Path(path).stem, move, f"{budget_moves:,}"]
+        medians = {}
+        for backend in ("cuda", "cpu"):
+            group = [r for r in rows if (r["set"], r["move"], r["budget"], r["backend"]) ==
+                     (path, move, budget_moves, backend)]
+            if not group:
+                row += ["-", "-", "-", "-"]
+                continue
+            medians[backend] = statistics.median(r["tts99_seconds"] for r in group)
+            row += [_seconds(medians[backend]), f"{sum(r['p'] > 0 for r in group)}/{len(group)}",
+                    f"{statistics.median(r['p'] for r in group):.3f}", f"{statistics.median(r['rate'] for r in group):.3g}"]
+        both = medians.get("cuda"), medians.get("cpu")
+        row.append(f"{both[1] / both[0]:.1f}" if all(b is not None and math.isfinite(b) and b > 0 for b in both) else "-")
+        table.append(row)
+    section.body += markdown_table(["set", "move", "budget", "cuda TTS99 s", "cuda solved", "cuda p", "cuda prop/s",
+                                    "cpu TTS99 s", "cpu solved", "cpu p", "cpu prop/s", "cpu/cuda"], table)
+
+
+def _seconds(value):
+    return "inf" if not math.isfinite(value) else f"{value:.3g}"
+
+
+def stage_large(context, section, budget):
+    if no_cuda(context):
+        section.status = no_cuda(context)
+        return
+    if not (BENCH / "large.py").exists():
+        section.status = "skipped: bench/large.py is not in this checkout (helper large's benchmark has not landed)"
+        return
+    deadline = time.perf_counter() + budget
+    helped = run([sys.executable, "bench/large.py", "--help"], 60, base_env(real_cuda=False))
+    options = [part for option, value in context["plan"].large.items() if option in helped.stdout
+               for part in (option, value)]
+    statuses = []
+    backends = ("cuda", "cpu") if "--backend" in helped.stdout else ("default",)
+    for index, backend in enumerate(backends):
+        share = (deadline - time.perf_counter()) / (len(backends) - index)
+        command = [sys.executable, "bench/large.py", *options, *(["--backend", backend] if backend != "default" else [])]
+        ran = run(command, share, base_env(real_cuda=False))
+        statuses.append(ran.returncode)
+        section.body += [f"Command: `{ran.shown}`: {outcome(ran)}", ""]
+        section.body += [line for line in ran.stdout.splitlines() if line.startswith("|")] + [""]
+        if ran.returncode != 0:
+            section.body += fenced(tail(ran.stderr, 15))
+    section.status = _combined(statuses, len(backends))
+
+
+def _combined(statuses, planned):
+    if any(code is None for code in statuses):
+        return f"stopped at its budget after {sum(code is not None for code in statuses)} of {planned} runs"
+    failed = sum(code != 0 for code in statuses)
+    return f"failed ({failed} of {planned} runs)" if failed else "done"
+
+
+def markdown_table(columns, rows):
+    if not rows:
+        return ["(no rows)"]
+    return ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|",
+            *("| " + " | ".join(str(cell) for cell in row) + " |" for row in rows)]
+
+
+STAGE_FUNCTIONS = {"env": stage_env, "sass": stage_sass, "tests": stage_tests, "throughput": stage_throughput,
+                   "tts": stage_tts, "large": stage_large}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Environment (runs in a child process: a broken CUDA install must not take the report down)
+# ---------------------------------------------------------------------------------------------------
+
+def print_environment():
+    sys.path.insert(0, str(BENCH))
+    from importlib.metadata import PackageNotFoundError, distributions, version
+
+    from common import environment
+
+    info = environment()
+    if not info["commit"]:
+        info["commit"] = "unknown (no .git in this copy: pass --commit)"
+    for name in ("numba-cuda", "scipy"):
+        try:
+            info[name.replace("-", "_")] = version(name)
+        except PackageNotFoundError:
+            info[name.replace("-", "_")] = "absent"
+    cupy = sorted(f"{d.metadata['Name']} {d.version}" for d in distributions()
+                  if (d.metadata["Name"] or "").lower().startswith("cupy"))
+    info["cupy"] = ", ".join(cupy) or "absent"
+    info["real_gpu"] = False
+    from gpu_sa import backends
+
+    usable, simulated, why = backends.cuda_status()
+    if usable and not simulated:
+        from numba import cuda
+
+        device = cuda.get_current_device()
+        name = device.name.decode() if isinstance(device.name, bytes) else device.name
+        free, total = cuda.current_context().get_memory_info()
+        info.update(gpu=name, compute_capability="{}.{}".format(*device.compute_capability),
+                    sms=device.MULTIPROCESSOR_COUNT, gpu_memory=f"{total / 2**30:.1f} GiB", real_gpu=True)
+        smi = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.max.sm", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=60) if _has("nvidia-smi") else None
+        if smi is not None and smi.returncode == 0 and smi.stdout.strip():
+            driver, clock = (part.strip() for part in smi.stdout.splitlines()[0].split(","))
+            info.update(driver=driver, max_sm_clock=clock)
+    elif simulated:
+        info["gpu"] = f"none: {why}"
+    print(json.dumps(info))
+
+
+def _has(program):
+    from shutil import which
+
+    return which(program) is not None
+
+
+# ---------------------------------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------------------------------
+
+def write_report(path: Path, context, sections):
+    lines = [f"# gpu-sa on {context['env'].get('gpu', 'this machine')}", "",
+             f"Run {context['started']} UTC, `{context['command']}` ({context['mode']} run). "
+             "Speed figures compare against the `cpu` backend on this machine's own "
+             f"{context['env'].get('cores', '?')} cores, measured in the same run.", "",
+             "| stage | status | seconds | budget s |", "|---|---|---|---|"]
+    lines += [f"| {s.stage} | {s.status.replace('|', '/')} | {s.seconds:.0f} | {s.budget:.0f} |" for s in sections]
+    for s in sections:
+        lines += ["", f"## {s.stage}", "", *s.body]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".partial")
+    temporary.write_text("\n".join(lines) + "\n")
+    temporary.replace(path)  # a reader never sees half a report
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n".join(__doc__.splitlines()[2:]))
+    parser.add_argument("--stages", default=",".join(STAGES), metavar="STAGE,...",
+                        help=f"comma-separated, from {', '.join(STAGES)} (default: all; env always runs)")
+    parser.add_argument("--quick", action="store_true", help="short budgets and workloads: at most about 8 minutes in all")
+    parser.add_argument("--smoke", action="store_true", help="tiny workloads, for testing this script (simulator)")
+    parser.add_argument("--out", type=Path, default=None, metavar="REPORT.md", help="the report's path (default: $OUT/gpu-report.md)")
+    parser.add_argument("--commit", default=None,
+                        help="the commit measured, for a copy of the repository without .git (default: git's)")
+    parser.add_argument("--print-environment", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.print_environment:
+        print_environment()
+        return 0
+    stages = [s for s in args.stages.split(",") if s]
+    unknown = sorted(set(stages) - set(STAGES))
+    if unknown:
+        parser.error(f"unknown stage(s) {', '.join(unknown)}; choose from {', '.join(STAGES)}")
+    if args.quick and args.smoke:
+        parser.error("--quick and --smoke exclude each other")
+    out = args.out or (Path(os.environ["OUT"]) / "gpu-report.md" if os.environ.get("OUT") else None)
+    if out is None:
+        parser.error("give --out REPORT.md, or set OUT to a folder")
+    mode = "smoke" if args.smoke else "quick" if args.quick else "full"
+    context = {"plan": PLANS[mode], "mode": mode, "commit": args.commit, "env": {},
+               "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
+               "command": " ".join(["bench/gpu.sh", *(argv if argv is not None else sys.argv[1:])])}
+    order = ["env"] + [s for s in STAGES if s in stages and s != "env"]
+    sections = [Section(stage, budget=BUDGETS[mode][stage]) for stage in order]
+    for section in sections:
+        print(f"gpu.py: {section.stage} (budget {section.budget:.0f} s) ...", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        section.status = "running"
+        try:
+            STAGE_FUNCTIONS[section.stage](context, section, section.budget)
+        except Exception as error:  # a stage's own bug must not lose the stages already done
+            section.status = f"failed: {error.__class__.__name__}: {error}"
+        section.seconds = time.perf_counter() - start
+        write_report(out, context, sections)
+        print(f"gpu.py: {section.stage}: {section.status} ({section.seconds:.0f} s)", file=sys.stderr, flush=True)
+    print(f"gpu.py: report written to {out}", file=sys.stderr)
+    return 0 if all(s.status == "done" or s.status.startswith(("done", "skipped")) for s in sections) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

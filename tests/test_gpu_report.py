@@ -1,0 +1,125 @@
+"""bench/gpu.sh, the one command that measures a GPU, checked here without one: its stages run end to end
+on tiny workloads with the cuda backend in numba's simulator, and the report keeps its shape."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import gpu  # noqa: E402  (bench/gpu.py)
+
+
+@pytest.fixture(scope="module")
+def smoke_report(tmp_path_factory):
+    """bench/gpu.sh --smoke under NUMBA_ENABLE_CUDASIM=1 (no GPU here; the tests stage is left out: the
+    bit-exact suite already runs the simulated kernels in this session)."""
+    out = tmp_path_factory.mktemp("gpu") / "report.md"
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    env.pop("OUT", None)
+    done = subprocess.run(["bash", str(ROOT / "bench" / "gpu.sh"), "--smoke", "--stages", "sass,throughput,tts",
+                           "--out", str(out), "--commit", "abc1234"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out.read_text()
+
+
+def section(report, stage):
+    return report.split(f"\n## {stage}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_report_lists_every_stage_with_its_status(smoke_report):
+    lines = smoke_report.splitlines()
+    assert lines[0].startswith("# gpu-sa on none: NUMBA_ENABLE_CUDASIM=1")
+    stages = [line.split(" | ")[0].lstrip("| ") for line in lines if line.startswith("| ") and " | budget s" not in
+              line and line.split(" | ")[0].lstrip("| ") in gpu.STAGES]
+    assert stages == ["env", "sass", "throughput", "tts"]
+    for stage in ("env", "throughput", "tts"):
+        assert f"| {stage} | done |" in smoke_report
+    assert "| sass | done |" in smoke_report or "| sass | skipped: " in smoke_report
+
+
+def test_environment_header(smoke_report):
+    env = section(smoke_report, "env")
+    for key in ("commit | abc1234", "| numpy |", "| numba |", "| numba_cuda |", "| cupy |", "| scipy |", "| gpu |",
+                "| cores |"):
+        assert key in env, key
+
+
+def test_throughput_has_a_cpu_peer_for_every_cuda_row(smoke_report):
+    rows = [line.split(" | ") for line in section(smoke_report, "throughput").splitlines()
+            if line.startswith("| 16x16 |")]
+    assert {(r[1], r[2]) for r in rows} == {("swap", "cuda"), ("swap", "cpu")}  # --smoke: order 4, one move
+    for row in rows:
+        ratio = row[-1].rstrip(" |")
+        assert ratio == "-" if row[2] == "cpu" else float(ratio) > 0
+
+
+def test_tts_compares_both_backends(smoke_report):
+    body = section(smoke_report, "tts")
+    assert "--backend cuda" in body and "--backend cpu" in body
+    (row,) = [line for line in body.splitlines() if line.startswith("| forum_hardest_sample | swap | 200 |")]
+    cells = row.strip("| ").split(" | ")
+    assert cells[4] in ("0/1", "1/1")  # cuda: puzzles with p > 0
+    assert len(cells) == 12
+
+
+def test_sass_section_holds_the_table(smoke_report):
+    body = section(smoke_report, "sass")
+    if "| sass | skipped: " in smoke_report:
+        pytest.skip("the sass stage found no toolchain here: " + smoke_report.split("| sass | skipped: ")[1][:200])
+    assert "| move " in body and re.search(r"\|\s+sirdey \|\s+advance \|", body)
+
+
+def test_large_is_skipped_with_a_reason_when_absent(tmp_path, monkeypatch):
+    monkeypatch.setattr(gpu, "BENCH", tmp_path)
+    section_ = gpu.Section("large")
+    gpu.stage_large({"plan": gpu.PLANS["smoke"], "env": {"real_gpu": True}}, section_, 10)
+    assert section_.status.startswith("skipped: bench/large.py is not in this checkout")
+
+
+def test_a_stage_past_its_budget_is_stopped():
+    ran = gpu.run([sys.executable, "-c", "import time; time.sleep(60)"], budget=1)
+    assert ran.returncode is None and ran.seconds < 30
+    assert gpu.outcome(ran).startswith("stopped at its budget")
+
+
+def test_a_broken_stage_keeps_the_others(tmp_path, monkeypatch):
+    def broken(context, section, budget):
+        raise KeyError("proposals_per_second")
+
+    def fine(context, section, budget):
+        section.status = "done"
+        section.body.append("kept")
+
+    monkeypatch.setitem(gpu.STAGE_FUNCTIONS, "env", fine)
+    monkeypatch.setitem(gpu.STAGE_FUNCTIONS, "throughput", broken)
+    monkeypatch.setitem(gpu.STAGE_FUNCTIONS, "tts", fine)
+    out = tmp_path / "report.md"
+    assert gpu.main(["--stages", "throughput,tts", "--out", str(out)]) == 1
+    report = out.read_text()
+    assert "| throughput | failed: KeyError: 'proposals_per_second' |" in report
+    assert "| tts | done |" in report and report.count("kept") == 2
+
+
+def test_speed_stages_are_skipped_without_cuda(monkeypatch):
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    for stage in ("throughput", "tts", "large"):
+        section_ = gpu.Section(stage)
+        gpu.STAGE_FUNCTIONS[stage]({"plan": gpu.PLANS["smoke"], "env": {"gpu": "none (no CUDA GPU or driver found)"}},
+                                   section_, 10)
+        assert section_.status == "skipped: the cuda backend cannot run here (none (no CUDA GPU or driver found))"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--stages", "env,bogus"], "unknown stage(s) bogus"),
+    (["--quick", "--smoke", "--out", "r.md"], "exclude each other"),
+    ([], "give --out REPORT.md, or set OUT"),
+])
+def test_bad_usage_exits_2(args, message):
+    env = {key: value for key, value in os.environ.items() if key != "OUT"}
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu.py"), *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
