@@ -1,0 +1,75 @@
+"""Batches of puzzles, replica exchange and propagation through the public API (cpu backend)."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+import gpu_sa
+from gpu_sa import runner, schedule
+from conftest import DATA, ROOT
+from chain_cases import PUZZLES, batch_chains, case_move, chunk_of, backend_named
+
+HARD = PUZZLES["order3_hard"]
+SAMPLES = [line for line in (DATA / "sudoku_samples.txt").read_text().splitlines()
+           if line and not line.startswith("#")]
+
+
+def _key(result):
+    return (result.index, result.solved, result.cost, result.chain, result.chain_moves, result.trials,
+            tuple(result.best))
+
+
+def test_a_batch_reports_what_each_puzzle_reports_alone():
+    puzzles = [p for line in SAMPLES[:5] for p in gpu_sa.parse(line)]
+    options = dict(backend="cpu", chains=8, seed=5, propagate=False, chunk_moves=4000, max_moves=20000, trials=3)
+    alone = [_key(r) for r in runner.anneal_many(puzzles, batch=1, **options)]
+    together = [_key(r) for r in runner.anneal_many(puzzles, batch=3, **options)]
+    assert together == alone
+    assert [k[0] for k in together] == list(range(len(puzzles)))  # input order
+    assert any(k[5] > 1 for k in alone), "no puzzle needed a second trial: the refill path went untested"
+
+
+def test_propagation_alone_solves_with_zero_moves():
+    easy = gpu_sa.parse((ROOT / "examples" / "seed_easy.txt").read_text())[0]
+    result = gpu_sa.anneal(easy, backend="cpu", chains=8, seed=1)
+    assert result.solved and result.moves == 0 and result.stopped == "solved"
+
+
+def test_candidates_never_leave_a_cell_outside_its_candidates():
+    puzzle = gpu_sa.parse(HARD)[0]
+    values, masks = puzzle.propagation
+    result = gpu_sa.anneal(puzzle, move="swap", backend="cpu", chains=8, seed=2, max_moves=3000, trials=1,
+                           early_stop=False, keep_state=True)
+    grids = result.state.config.astype(np.uint64)
+    assert np.all((masks[None, :] >> grids) & np.uint64(1)), "a cell holds a digit propagation ruled out"
+
+
+def test_restricted_path_with_full_candidates_is_the_plain_move():
+    """The legal-partner path, fed every digit as a candidate, draws exactly the plain swap's partners."""
+    case = dict(id="x", move="swap", puzzle="order3", chains=3, seed=7, chain_base=0, t0=1.0)
+    move = case_move(case)
+    forced = dataclasses.replace(move, tables=move.tables._replace(restricted=np.ones(1, dtype=np.uint8)))
+    law = schedule.geometric(t0=1.0, t_end=0.05, plateaus=40, plateau_length=20)
+    results = []
+    for m in (move, forced):
+        backend = backend_named("cpu")
+        state = backend.allocate(m, 3)
+        chains = batch_chains(7, 3, [0], [1])
+        backend.init(state, m, chains)
+        backend.advance(state, m, chains, chunk_of(law, m, 0, 300))
+        results.append(state)
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_replica_exchange_reports_rates_and_solves():
+    puzzle = gpu_sa.parse(HARD)[0]
+    result = gpu_sa.anneal(puzzle, backend="cpu", chains=32, replicas=8, seed=3, time_limit=60)
+    assert result.replicas == 8 and len(result.exchange_rates) == 7
+    assert all(0.0 <= rate <= 1.0 for rate in result.exchange_rates) and max(result.exchange_rates) > 0
+    assert result.solved
+
+
+def test_replicas_must_divide_the_chains():
+    with pytest.raises(ValueError, match="multiple of the replicas"):
+        gpu_sa.anneal(gpu_sa.parse(HARD)[0], backend="numpy", chains=10, replicas=4, seed=1)
