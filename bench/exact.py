@@ -1,28 +1,50 @@
-"""Exact solver throughput: puzzles per second, counting up to 2 solutions, one core.
+"""Exact Sudoku solver benchmarks: throughput, large grids (restarts), propagation, start-up.
 
     python bench/exact.py [--repeats 7] [--python-sample 100] [--clue17-sample 10000] [--json]
+    python bench/exact.py --large [--order 5] [--budget 60] [--subset N] [--percentages 35,40]
+                          [--methods deterministic,restarted] [--seed 1] [--threads T] [--json]
+    python bench/exact.py --propagate [--repeats 7]
+    python bench/exact.py --startup
 
-Sets: top1465 (first 1,265), forum_hardest (first 300) and a sample of Royle's 17-clue
-puzzles, read from ../shared/data/sudoku/ (the seed puzzles bundled in tests/data/ are used
-when that folder is absent). Steps: environment header; warm-up (compilation); verify: every
-answer has exactly one solution, checked by the independent validator, and on a sample the
-plain-Python solver of the same rules (bench/python_exact.py) finds the same solution with
-the same node count; time: the compiled solver over each whole set, best and median of
---repeats runs, against the Python baseline on a sample, in the same run. Target: at least
-5,000 puzzles per second on top1465.
+Default mode, throughput, one core. Sets: top1465 (first 1,265), forum_hardest (first 300) and
+a sample of Royle's 17-clue puzzles, read from ../shared/data/sudoku/ (the seed puzzles bundled
+in tests/data/ are used when that folder is absent). Steps: environment header; warm-up
+(compilation); verify: every answer has exactly one solution, checked by the independent
+validator, and on a sample the plain-Python solver of the same rules (bench/python_exact.py)
+finds the same solution with the same node count; time: the compiled solver over each whole
+set, best and median of --repeats runs, against the Python baseline on a sample, in the same
+run. Target: at least 5,000 puzzles per second on top1465.
+
+--large: the Lloyd & Amos instances (../shared/data/sudoku/lloyd_amos/, order 4 or 5, 20 per
+percentage of givens; not all unique, so "solved" = one solution found, checked by the
+validator), each solved by the deterministic search and by the seeded search with restarts
+(all cores), each within --budget seconds. Per percentage: instances solved, median and worst
+time (an unsolved instance counts as the budget), median restarts. Target (issue 13): the
+restarted search solves every 25x25 instance within 60 s.
+
+--propagate: wall time of ``propagate`` (the seed's rules to a fixpoint) on the 25x25 instances
+and on 36x36 grids with 45 % givens (valid grids emptied at random), median and worst of
+--repeats. Target: milliseconds.
+
+--startup: whole-process wall time of ``gpu-sa exact examples/seed_easy.txt`` with an empty
+numba cache (first run: everything compiles) and then with the cache it left (second run).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
 import python_exact
 from common import ROOT, SHARED_DATA, environment, print_header, print_table
 
-from cpu_ref.exact import sudoku as exact
+from gpu_sa.exact import sudoku as exact
 from gpu_sa.puzzles.sudoku import parse
 
 
@@ -40,12 +62,36 @@ def load_sets(clue17_sample):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--large", action="store_true", help="Lloyd & Amos instances: deterministic vs restarted")
+    mode.add_argument("--propagate", action="store_true", help="time of propagation on 25x25 and 36x36")
+    mode.add_argument("--startup", action="store_true", help="first and second whole-process run of gpu-sa exact")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--python-sample", type=int, default=100, help="puzzles per set for the Python baseline")
     parser.add_argument("--clue17-sample", type=int, default=10000)
+    parser.add_argument("--order", type=int, choices=(4, 5), default=5, help="--large: 4 (16x16) or 5 (25x25)")
+    parser.add_argument("--budget", type=float, default=60.0, help="--large: seconds per instance and method")
+    parser.add_argument("--subset", type=int, default=20, help="--large: the first N instances of each percentage")
+    parser.add_argument("--percentages", default="0,35,40,45,50,60", help="--large: comma-separated")
+    parser.add_argument("--methods", default="deterministic,restarted", help="--large: comma-separated")
+    parser.add_argument("--seed", type=int, default=1, help="--large: seed of the restarted search")
+    parser.add_argument("--threads", type=int, default=None, help="--large: threads of the restarted search")
+    parser.add_argument("--base-nodes", type=int, default=exact.DEFAULT_BASE_NODES, help="--large: Luby unit")
+    parser.add_argument("--count-limit", type=int, default=1, help="--large: 1 = find a solution, 2 = also prove "
+                        "uniqueness or find a second")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     info = environment()
+    if args.large:
+        return large(args, info)
+    if args.propagate:
+        return propagation(args, info)
+    if args.startup:
+        return startup(info)
+    return throughput(args, info)
+
+
+def throughput(args, info):
     print_header("exact solver: count up to 2 solutions, one core", info)
     sets = load_sets(args.clue17_sample)
     rows = []
@@ -79,6 +125,125 @@ def main():
     if args.json:
         for r in rows:
             print(json.dumps({**r, "commit": info["commit"]}))
+
+
+def lloyd_amos(order, percentages, subset):
+    folder = SHARED_DATA / "sudoku" / "lloyd_amos"
+    side = order * order
+    return {pct: [parse((folder / f"inst{side}x{side}_{pct}_{i}.txt").read_text(), f"inst{side}x{side}_{pct}_{i}")[0]
+                  for i in range(subset)] for pct in percentages}
+
+
+def large(args, info):
+    methods = args.methods.split(",")
+    for method in methods:
+        if method not in ("deterministic", "restarted"):
+            raise SystemExit(f"unknown method {method!r}: choose from deterministic, restarted")
+    threads = args.threads or exact.available_cores()
+    side = args.order * args.order
+    print_header(f"exact solver, {side}x{side} Lloyd & Amos instances: deterministic vs restarted "
+                 f"(seed {args.seed}, {threads} threads, base {args.base_nodes} nodes), budget {args.budget:g} s, "
+                 f"count limit {args.count_limit}", info)
+    sets = lloyd_amos(args.order, [int(p) for p in args.percentages.split(",")], args.subset)
+    exact.count_solutions(next(iter(sets.values()))[0].givens, args.order, limit=1, seed=1)  # warm-up
+    rows = []
+    for pct, puzzles in sets.items():
+        row = {"percent": pct, "instances": len(puzzles)}
+        for method in methods:
+            times, restarts, solved = [], [], 0
+            for puzzle in puzzles:
+                seed = args.seed if method == "restarted" else None
+                answer = puzzle.count_solutions(limit=args.count_limit, max_nodes=10**15, seed=seed, threads=threads,
+                                                time_limit=args.budget)
+                if answer.interrupted:
+                    raise SystemExit("interrupted")
+                if answer.solutions:
+                    assert puzzle.check(answer.solution) == [], f"{puzzle.label}: validator rejects the solution"
+                ok = answer.solutions >= 1 and not answer.gave_up
+                solved += ok
+                times.append(answer.seconds if ok else args.budget)
+                restarts.append(answer.restarts)
+                if args.json:
+                    print(json.dumps({"instance": puzzle.source, "method": method, "solved": ok,
+                                      "seconds": round(answer.seconds, 4), "nodes": answer.nodes,
+                                      "restarts": answer.restarts, "final_nodes": answer.final_nodes,
+                                      "commit": info["commit"]}), flush=True)
+            row[method] = dict(solved=solved, median=statistics.median(times), worst=max(times),
+                               all_solved=solved == len(puzzles), restarts=statistics.median(restarts))
+        rows.append(row)
+        print(f"# {pct} % done", file=sys.stderr, flush=True)
+    print("# verify: every solution found was accepted by the independent validator")
+    columns = ["% givens", "instances"]
+    for method in methods:
+        columns += [f"{method} solved", f"{method} median s", f"{method} worst s"]
+    columns += ["restarts (median)"] if "restarted" in methods else []
+    if len(methods) == 2:
+        columns += ["median det / restarted"]
+    table = []
+    for row in rows:
+        line = [row["percent"], row["instances"]]
+        for method in methods:
+            m = row[method]
+            line += [f"{m['solved']}/{row['instances']}", m["median"],
+                     f"{m['worst']:.3g}" if m["all_solved"] else f">{args.budget:g}"]
+        if "restarted" in methods:
+            line.append(row["restarted"]["restarts"])
+        if len(methods) == 2:
+            line.append(f"{row['deterministic']['median'] / row['restarted']['median']:.2f}")
+        table.append(line)
+    print_table(columns, table)
+
+
+def propagation(args, info):
+    print_header("exact solver: propagate() to a fixpoint, one core", info)
+    sets = {"25x25 Lloyd & Amos (every %)": [p.givens for pcts in lloyd_amos(5, [0, 35, 40, 45, 50, 60], 20).values()
+                                              for p in pcts]}
+    generator = np.random.default_rng(36)
+    sets["36x36, 45 % of a valid grid"] = [np.where(generator.random(36 ** 2) < 0.45, grid, -1)
+                                           for grid in (valid_grid(6, generator) for _ in range(20))]
+    exact.propagate(sets["36x36, 45 % of a valid grid"][0], 6)  # warm-up
+    rows = []
+    for name, puzzles in sets.items():
+        order = 5 if name.startswith("25") else 6
+        times, forced = [], []
+        for givens in puzzles:
+            best = float("inf")
+            for _ in range(args.repeats):
+                start = time.perf_counter()
+                found = exact.propagate(givens, order)
+                best = min(best, time.perf_counter() - start)
+            times.append(best * 1e3)
+            forced.append(int((found.values >= 0).sum() - (np.asarray(givens) >= 0).sum()))
+        rows.append([name, len(puzzles), statistics.median(times), max(times), statistics.median(forced)])
+    print_table(["set", "puzzles", "median ms (best of repeats)", "worst ms", "cells forced (median)"], rows)
+
+
+def valid_grid(order, generator):
+    """A valid full grid: the pattern grid with shuffled bands, stacks, lines and digits."""
+    side = order * order
+    r, c = np.divmod(np.arange(side * side), side)
+    grid = ((r * order + r // order + c) % side).reshape(side, side)
+
+    def lines():
+        return np.concatenate([band * order + generator.permutation(order) for band in generator.permutation(order)])
+
+    grid = grid[lines()][:, lines()]
+    return generator.permutation(side)[grid].ravel().astype(np.int16)
+
+
+def startup(info):
+    print_header("gpu-sa exact examples/seed_easy.txt: whole process, cold and cached numba cache", info)
+    command = [sys.executable, "-m", "gpu_sa", "exact", str(ROOT / "examples" / "seed_easy.txt")]
+    rows = []
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(ROOT))
+        for run in ("first (empty cache)", "second (cached)", "third (cached)"):
+            start = time.perf_counter()
+            done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
+            seconds = time.perf_counter() - start
+            assert done.returncode == 0 and "unique solution" in done.stdout, done.stderr[-2000:]
+            rows.append([run, seconds])
+    print_table(["run", "wall s"], rows)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from conftest import DATA, run_cli
-from cpu_ref.exact import sudoku as exact
+from gpu_sa.exact import sudoku as exact
 from gpu_sa.puzzles.sudoku import parse
 from gpu_sa.puzzles.sudoku.formats import write
 
@@ -147,13 +147,14 @@ def test_exact_command_seed_numbers_format_and_exit_codes(tmp_path):
 
 def test_solve_reports_no_solution_without_annealing():
     done = run_cli("solve", "-", "--json", stdin="12345678." "........9" + "." * 63 + "\n")
-    assert done.returncode == 1 and '"stopped": "no_solution"' in done.stdout
+    assert done.returncode == 1 and '"stopped": "contradiction"' in done.stdout
+    assert '"reason": "propagating the givens leads to a contradiction"' in done.stdout
 
 
 def test_solve_check_unique():
     import json
 
-    args = ["--backend", "cpu", "--chains", "64", "--schedule", "geometric", "--t0", "0.5", "--plateaus", "1000",
+    args = ["--method", "anneal", "--backend", "cpu", "--chains", "64", "--schedule", "geometric", "--t0", "0.5", "--plateaus", "1000",
             "--seed", "1", "--json", "--check-unique"]
     done = run_cli("solve", DATA / "seed_puzzles.txt", *args)
     first = json.loads(done.stdout.splitlines()[0])
@@ -161,3 +162,224 @@ def test_solve_check_unique():
     done = run_cli("solve", "-", *args, stdin="1" + "." * 80 + "\n")
     record = json.loads(done.stdout)
     assert record["solved"] and record["unique"] is False
+
+
+# --- the seeded search with restarts -------------------------------------------------------------
+
+def _cases(order, count, seed):
+    """Puzzles of ``order`` with 0, 1 and several solutions: a valid grid with holes, some with
+    one given changed (usually no solution left, sometimes one only the search refutes)."""
+    side = order * order
+    rng = np.random.default_rng(seed)
+    cases = []
+    for k in range(count):
+        full = _valid_grid(order, seed=seed * 1000 + k)
+        holes = rng.random(side * side) < (0.35, 0.8, 0.6)[k % 3]  # mostly unique, several, one wrong given
+        givens = np.where(holes, -1, full).astype(np.int16)
+        if k % 3 == 2:  # one wrong given
+            cell = rng.choice(np.flatnonzero(givens >= 0))
+            givens[cell] = (givens[cell] + 1 + rng.integers(side - 1)) % side
+        cases.append(givens)
+    return cases
+
+
+@pytest.mark.parametrize("order, count", [(2, 40), (3, 30), (4, 12)])
+def test_restarted_counts_equal_the_deterministic_counts(order, count):
+    counts, restarted = set(), 0
+    for givens in _cases(order, count, seed=order):
+        reference = exact.count_solutions(givens, order, limit=5)
+        # base_nodes=2 forces many short restarts: the count must survive them.
+        answer = exact.count_solutions(givens, order, limit=5, seed=11, base_nodes=2)
+        assert not reference.gave_up and not answer.gave_up
+        assert answer.solutions == reference.solutions, givens
+        if answer.solutions:
+            puzzle = parse(write(givens, order, "numbers"))[0]
+            assert puzzle.check(answer.solution) == []
+        counts.add(min(answer.solutions, 2))
+        restarted += answer.restarts > 1
+    assert counts == {0, 1, 2}, "the cases must cover no, one and several solutions"
+    assert restarted, "no case needed a second restart: the test would not exercise restarts"
+
+
+def test_restarted_answer_and_node_counts_depend_on_the_seed_only():
+    hard = parse((DATA / "sudoku_samples.txt").read_text())[25]  # one of the forum's hardest
+    runs = [exact.count_solutions(hard.givens, 3, limit=2, seed=5, threads=threads, base_nodes=3)
+            for threads in (1, 2, 3, 1)]
+    first = runs[0]
+    assert first.restarts > 1 and first.solutions == 1 and not first.gave_up
+    for run in runs[1:]:
+        assert (run.solutions, run.nodes, run.final_nodes, run.restarts, run.seed) == \
+               (first.solutions, first.nodes, first.final_nodes, first.restarts, 5)
+        assert np.array_equal(run.solution, first.solution)
+    other = exact.count_solutions(hard.givens, 3, limit=2, seed=6, threads=2, base_nodes=3)
+    assert np.array_equal(other.solution, first.solution)  # a unique puzzle: the same answer, by other paths
+    assert (other.nodes, other.restarts) != (first.nodes, first.restarts)
+
+
+def test_luby_sequence():
+    assert [exact.luby(i) for i in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
+
+
+def test_restarted_search_spends_exactly_max_nodes_when_it_gives_up():
+    empty = np.full(49 * 49, -1, dtype=np.int16)
+    answer = exact.count_solutions(empty, 7, limit=10**6, max_nodes=3000, seed=1, base_nodes=100)
+    assert answer.gave_up and not answer.interrupted and not answer.timed_out
+    assert answer.nodes == 3000 and answer.restarts >= 3
+
+
+def test_node_limit_zero_still_propagates():
+    solved_by_rules = parse((DATA / "seed_puzzles.txt").read_text())[0]
+    for seed in (None, 1):
+        answer = solved_by_rules.count_solutions(limit=2, max_nodes=0, seed=seed)
+        assert answer.solutions == 1 and not answer.gave_up and answer.nodes == 0
+
+
+@pytest.mark.parametrize("seed", [None, 3], ids=["deterministic", "restarted"])
+def test_stop_request_is_answered_within_a_second(seed):
+    """A long search (every solution of an empty 49x49 grid) stops soon after ``stop.request()``."""
+    import threading
+    import time
+
+    from gpu_sa import stop
+
+    empty = np.full(49 * 49, -1, dtype=np.int16)
+    exact.count_solutions(empty[:16], 2)  # compile or load the search before timing it
+    asked = []
+
+    def ask():
+        asked.append(time.perf_counter())
+        stop.request()
+
+    timer = threading.Timer(0.5, ask)
+    try:
+        timer.start()
+        answer = exact.count_solutions(empty, 7, limit=10**9, max_nodes=10**15, seed=seed)
+        returned = time.perf_counter()
+    finally:
+        timer.cancel()
+        stop.clear()
+    assert asked and returned - asked[0] < 1.0
+    assert answer.interrupted and answer.gave_up and not answer.timed_out
+
+
+def test_stop_request_ends_a_batch_and_marks_the_unfinished_puzzles():
+    from gpu_sa import stop
+
+    puzzles = np.stack([p.givens for p in parse((DATA / "sudoku_samples.txt").read_text())[:3]])
+    stop.request()
+    try:
+        answers = exact.count_many(puzzles, 3)
+    finally:
+        stop.clear()
+    assert all(a.interrupted and a.gave_up and a.solution is None for a in answers)
+    assert all(a.solutions == 1 and not a.interrupted for a in exact.count_many(puzzles, 3))
+
+
+def test_time_limit_ends_the_search():
+    import time
+
+    empty = np.full(49 * 49, -1, dtype=np.int16)
+    start = time.perf_counter()
+    answer = exact.count_solutions(empty, 7, limit=10**9, max_nodes=10**15, seed=2, time_limit=0.3)
+    assert time.perf_counter() - start < 1.5
+    assert answer.timed_out and answer.gave_up and not answer.interrupted
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(order=3, givens=np.zeros(80)), "80 cells for order 3"),
+    (dict(order=9, givens=np.zeros(81)), "order must be an integer from 2 to 8"),
+    (dict(order=3, givens=np.full(81, 9)), "givens must be 0-based digits below 9"),
+    (dict(order=3, givens=np.full(81, -1), seed=1, threads=0), "threads must be a positive integer"),
+    (dict(order=3, givens=np.full(81, -1), seed=1, base_nodes=0), "base_nodes must be a positive integer"),
+    (dict(order=3, givens=np.full(81, -1), seed=-1), r"seed must be in \[0, 2\*\*64\)"),
+    (dict(order=3, givens=np.full(81, -1), time_limit=0), "time_limit must be positive"),
+])
+def test_bad_arguments_get_one_clear_error(options, message):
+    with pytest.raises(ValueError, match=message):
+        exact.count_solutions(options.pop("givens"), options.pop("order"), **options)
+
+
+# --- propagation -----------------------------------------------------------------------------------
+
+def test_propagation_forces_only_what_every_solution_holds():
+    puzzles = parse((DATA / "sudoku_samples.txt").read_text()) + parse((DATA / "seed_puzzles.txt").read_text())
+    for puzzle in puzzles:
+        answer = puzzle.count_solutions(limit=2)
+        assert answer.solutions == 1, puzzle.label  # so the solution shows what is implied
+        found = exact.propagate(puzzle.givens, puzzle.order)
+        assert not found.contradiction
+        assert found.values.dtype == np.int64 and found.candidates.dtype == np.uint64
+        set_cells = found.values >= 0
+        assert np.array_equal(found.values[set_cells], answer.solution[set_cells]), puzzle.label
+        given = puzzle.givens >= 0
+        assert np.array_equal(found.values[given], puzzle.givens[given])
+        assert sum(found.forced.values()) == set_cells.sum() - given.sum()
+        bits = np.uint64(1) << answer.solution.astype(np.uint64)
+        assert np.all(found.candidates & bits), "a solution digit was removed"
+        assert np.array_equal(found.candidates[set_cells], bits[set_cells])  # a set cell holds its own bit only
+    easy = exact.propagate(puzzles[-3].givens, 3)  # the seed's easy puzzle: the rules alone solve it
+    assert (easy.values >= 0).all() and easy.forced["uniqueness"] + easy.forced["exclusivity"] > 0
+
+
+def test_a_contradiction_found_by_propagation_is_real():
+    seen = 0
+    for order in (2, 3, 4):
+        for givens in _cases(order, 30, seed=50 + order):
+            found = exact.propagate(givens, order)
+            if found.contradiction:
+                seen += 1
+                assert exact.count_solutions(givens, order, limit=1).solutions == 0
+    assert seen >= 5, "too few contradictions to test"
+    assert exact.contradicts(parse("12345678." "........9" + "." * 63)[0].givens, 3)
+
+
+def test_propagation_on_large_orders():
+    for order, seed in ((5, 1), (6, 2)):
+        full = _valid_grid(order, seed=seed)
+        givens = np.where(np.random.default_rng(seed).random(full.size) < 0.5, full, -1)
+        found = exact.propagate(givens, order)
+        assert not found.contradiction
+        set_cells = found.values >= 0
+        assert np.array_equal(found.values[set_cells], full[set_cells])  # the grid is a solution, and with
+        assert set_cells.sum() > (givens >= 0).sum()  # half the cells given the rules force more
+
+
+def test_a_signal_reaches_the_handler_while_the_compiled_search_runs():
+    """Issue 16: Ctrl-C during the compiled search was ignored. The search runs off the main thread,
+    so the handler (here one that calls stop.request, as the command's does) runs and the search ends."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    code = ("import signal, numpy as np\n"
+            "from gpu_sa import stop\n"
+            "from gpu_sa.exact import sudoku as exact\n"
+            "signal.signal(signal.SIGINT, lambda signum, frame: stop.request(signum))\n"
+            "exact.count_solutions(np.full(16, -1, np.int16), 2)\n"
+            "print('searching', flush=True)\n"
+            "answer = exact.count_solutions(np.full(49 * 49, -1, np.int16), 7, limit=10**9, max_nodes=10**15)\n"
+            "print(answer.interrupted, stop.signal_number(), flush=True)\n")
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert process.stdout.readline().strip() == "searching"
+        time.sleep(0.3)
+        asked = time.perf_counter()
+        process.send_signal(signal.SIGINT)
+        line = process.stdout.readline()
+        answered = time.perf_counter() - asked
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+    assert line.split() == ["True", str(int(signal.SIGINT))] and answered < 1.0
+
+
+def test_count_many_checks_every_row():
+    rows = np.full((3, 81), -1)
+    rows[2, 5] = 70000  # would wrap to a valid-looking int16
+    with pytest.raises(ValueError, match="givens must be 0-based digits below 9"):
+        exact.count_many(rows, 3)
+    with pytest.raises(ValueError, match="puzzles x cells"):
+        exact.count_many(np.full(81, -1), 3)

@@ -1,12 +1,13 @@
 """Hashiwokakero: the ILP with lazy connectivity cuts (HiGHS) and the seed's generator, every
 answer checked by the independent validator."""
 import itertools
+import json
 
 import numpy as np
 import pytest
 
 from conftest import DATA
-from cpu_ref.exact import hashi as exact
+from gpu_sa.exact import hashi as exact
 from gpu_sa.puzzles.errors import PuzzleError
 from gpu_sa.puzzles.hashi.generate import GenerationFailed, crossing_cells, generate
 from gpu_sa.puzzles.hashi.geometry import geometry
@@ -174,3 +175,42 @@ def test_generation_gives_up_with_a_clear_error():
         generate(8, 8, islands=10, seed=0, unique=True, max_attempts=2, time_limit=0)
     with pytest.raises(ValueError, match="islands"):
         generate(3, 3, islands=10, seed=0)
+
+
+def _solution_in_a_fresh_process(path, seed):
+    import json
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    code = ("import json, sys; import numpy as np; from gpu_sa.exact import hashi; "
+            "lines = open(sys.argv[1]).read().split('\\n'); rows = int(lines[0].split()[0]); "
+            "grid = np.array([[int(v) for v in line.split()] for line in lines[1:1 + rows]]); "
+            "print(json.dumps(hashi.solve(grid, seed=int(sys.argv[2])).solution))")
+    done = subprocess.run([sys.executable, "-c", code, str(path), str(seed)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_same_seed_same_solution_in_separate_processes():
+    # Hs_16_100_25_00_006 has several solutions; which one HiGHS returns first depends on its random_seed.
+    path = DATA / "hashi_coelho" / "Hs_16_100_25_00_006.has"
+    assert exact.solve(read_has(path), limit=2).solutions == 2
+    first, again = (_solution_in_a_fresh_process(path, seed=3) for _ in range(2))
+    assert first == again and hashi_violations(read_has(path).tolist(), first) == []
+
+
+def test_different_seeds_reach_different_solutions():
+    """An observation about HiGHS (scipy 1.17's), kept as a test because it fails if the seed
+    stopped reaching HiGHS: over eight seeds this instance's first solution is not always the same."""
+    grid = read_has(DATA / "hashi_coelho" / "Hs_16_100_25_00_006.has")
+    solutions = {json.dumps(exact.solve(grid, seed=seed).solution) for seed in range(8)}
+    assert len(solutions) >= 2
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, 1.5])
+def test_bad_seed(seed):
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        exact.solve([[1, 0, 1]], seed=seed)

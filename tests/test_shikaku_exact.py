@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from cpu_ref.exact import shikaku as exact
+from gpu_sa.exact import shikaku as exact
 from gpu_sa.puzzles.errors import PuzzleError
 from gpu_sa.puzzles.shikaku.generate import GenerationFailed, generate
 from gpu_sa.puzzles.shikaku.geometry import geometry

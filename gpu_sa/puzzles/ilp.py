@@ -1,4 +1,5 @@
-"""The exact answer of an integer program, in the annealer's terms (a chain state's values)."""
+"""The exact answer of an integer program, in the annealer's terms (a chain state's values), and the
+cheap half of it: a proof of "no solution" by the program's linear relaxation."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,3 +25,20 @@ def exact_answer(result, values) -> ExactAnswer:
     return ExactAnswer(solutions=result.solutions, solution=None if result.solution is None else values(result.solution),
                        seconds=result.seconds, gave_up=result.gave_up, rounds=result.rounds, cuts=result.cuts,
                        variables=result.variables, constraints=result.constraints)
+
+
+RELAXATION_TIME_LIMIT = 2.0  # seconds; the relaxations of the public sets' puzzles take milliseconds
+
+
+def relaxation_infeasible(model, *, time_limit: float = RELAXATION_TIME_LIMIT) -> bool:
+    """True when HiGHS proves the linear relaxation of ``model`` (a ``GrowingModel`` of the exact
+    solvers, its integrality dropped here) infeasible: then the integer program, and so the puzzle,
+    has no solution. Any other outcome (feasible, time limit, a solver failure) proves nothing: False."""
+    from gpu_sa.exact.milp import INFEASIBLE
+
+    model.integrality = np.zeros_like(model.integrality)
+    try:
+        status, _ = model.solve(time_limit)
+    except RuntimeError:  # an unexpected HiGHS status: no proof either way
+        return False
+    return status == INFEASIBLE

@@ -6,10 +6,11 @@ The interface every puzzle module offers (see ``gpu_sa.puzzles``):
   puzzle.write(values, fmt) -> text
   puzzle.check(values)      -> list of rule violations, from the independent validator
   puzzle.contradicts()      -> True when cheap propagation proves there is no solution
-  puzzle.count_solutions(limit=, max_nodes=) -> the exact solver's count
+  puzzle.count_solutions(limit=, max_nodes=, seed=, threads=, time_limit=) -> the exact solver's count
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -19,16 +20,78 @@ from cpu_ref import sudoku as sudoku_reference
 from cpu_ref import sudoku_swap as swap_reference
 
 from ... import validate
-from ..move import AnnealMove
+from ...moves import AnnealMove, per_puzzle
+from ..spec import ANNEAL, Choice, Integer, Method, Option, Real
 from . import sirdey, swap
 from .formats import FORMATS, PuzzleError, write
-from .geometry import geometry
+from .geometry import MAX_ORDER, MIN_ORDER, geometry
 
 KIND = "sudoku"
-METHODS = ("anneal",)  # the exact solver is its own command: gpu-sa exact
+SUMMARY = f"Sudoku of order n = {MIN_ORDER}..{MAX_ORDER} (4x4 up to 64x64)"
+FORMAT_HELP = {
+    "line": "one puzzle per line, row by row: 81 characters for 9x9 ('.' or '0' empty; 16, 256, 625 characters for "
+            "orders 2, 4, 5, digits 1-9 then A-Z)",
+    "grid": "one row per line; spaces, '|' and separator lines are ignored",
+    "numbers": "the seed's format: N lines of N space-separated numbers, 0 = empty (any order)",
+    "acs": "Lloyd & Amos's ant-colony solver files: the order (3 for 9x9), a line '1', then N lines of N numbers, "
+           "-1 = empty (any order)",
+}
+METHODS = (
+    Method("auto", "propagation, then the seeded complete search and the annealer in turns with doubling budgets, "
+           "the first verified answer wins (the measured default: README, 'Large Sudoku')",
+           runs="gpu_sa.apps.solve:auto"),
+    ANNEAL,
+    Method("exact", "the seed-002 complete search with seeded restarts (gpu-sa exact counts solutions too)",
+           exact=True),
+)
 MOVES = ("sirdey", "swap")
 DEFAULT_MOVE = "swap"  # measured: bench/RESULTS.md, time to solution
+# The annealer's default schedule per order (t0, t_end, plateaus): 9x9 from bench/tts.py; from 16x16 up a
+# faster cooling over 1000 plateaus solved the Lloyd & Amos 16x16 and 25x25 grids at 40 % about 4 and 2.5
+# times sooner than 4000 (bench/RESULTS.md, "annealer sweep"). None: the runner's defaults (9x9's).
+SCHEDULE_BY_ORDER = {3: None}
+LARGE_SCHEDULE = (0.5, 0.05, 1000)
 OUTPUT_FORMATS = FORMATS + ("pretty",)
+COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.apps.generate:sudoku_grids",
+            "minimize": "gpu_sa.apps.generate:sudoku_minimize", "puzzle": "gpu_sa.apps.generate:sudoku_puzzles"}
+GRID_METHODS = ("anneal", "backtrack", "swaps")  # gpu_sa.apps.generate's, checked by tests/test_cli_registry.py
+MINIMIZE_METHODS = ("anneal", "greedy", "brute")
+_MINIMIZE_HELP = ("how givens are removed: anneal (default, the seed's scheme: a random cell; a given goes when the "
+                  "puzzle stays unique, an empty cell gets its digit back with probability exp(-1/T)), greedy (one "
+                  "pass in random order) or brute (the smallest unique puzzle inside the input, proven within the "
+                  "budget of --max-nodes and --time-limit)")
+_BRUTE = {"minimize_method": ("brute",)}
+OPTIONS = (
+    Option("--max-nodes", "give up after this many branches (default 10,000,000), so that a huge empty grid cannot "
+           "hang the search", Integer(1), purpose="branches of the search", commands=("exact",)),
+    Option("--threads", "with --seed: restarts searched at once, one per core (default: every core); the answer and "
+           "the node counts do not depend on it", Integer(1), purpose="threads", commands=("exact",)),
+    Option("--steps", "print the seed-002 rules round by round before the answer, as the seed's page shows them "
+           "(each round: the three rules once over the grid; every cell's candidates, what each rule removed); with "
+           "--json one object per round ('round') before the puzzle's", commands=("exact",)),
+    Option("--order", "box side n: grids of n^2 x n^2 (default 3)", Integer(MIN_ORDER, MAX_ORDER),
+           purpose="the box side", commands=("generate", "puzzle")),
+    Option("--method", "how grids are made: anneal (default: the batch annealer from an empty grid, one grid per "
+           "solved chain), backtrack (the exact solver with a random digit order), swaps (the seed's random swaps "
+           "keeping only improvements)", Choice(GRID_METHODS), dest="grid_method", commands=("generate", "puzzle")),
+    Option("--method", _MINIMIZE_HELP, Choice(MINIMIZE_METHODS), dest="minimize_method", commands=("minimize",)),
+    Option("--minimize-method", _MINIMIZE_HELP, Choice(MINIMIZE_METHODS), commands=("puzzle",)),
+    Option("--iterations", "anneal: steps per grid (default 100,000)", Integer(1), purpose="minimisation steps",
+           commands=("minimize", "puzzle")),
+    Option("--max-nodes", "brute: search nodes per grid (default 1,000,000: a few seconds on 9x9; the answer is "
+           "then deterministic for a seed)", Integer(0), purpose="search nodes", commands=("minimize",),
+           applies=_BRUTE),
+    Option("--time-limit", "brute: seconds per grid (default: none)", Real(), metavar="SECONDS", purpose="seconds",
+           commands=("minimize",), applies=_BRUTE),
+    Option("--t0", "anneal: first temperature (default 1.0)", Real(), purpose="a temperature",
+           commands=("minimize", "puzzle")),
+    Option("--t-end", "anneal: last temperature (default 0.15); T falls linearly from --t0", Real(),
+           purpose="a temperature", commands=("minimize", "puzzle")),
+    Option("--givens-max", "keep only puzzles with at most this many givens (default: keep all)", Integer(0),
+           commands=("puzzle",)),
+    Option("--max-grids", "give up after minimising this many grids (default: 50 x COUNT)", Integer(1),
+           purpose="grids to try before giving up", commands=("puzzle",)),
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,28 +115,71 @@ class Sudoku:
     def label(self) -> str:
         return f"{self.source}:{self.line}"
 
-    def move(self, name: str = DEFAULT_MOVE) -> AnnealMove:
+    def move(self, name: str = DEFAULT_MOVE, *, propagate: bool = True) -> AnnealMove:
+        """The annealer's view of the puzzle under move ``name``.
+
+        ``propagate`` (default): the seed-002 rules run to a fixpoint first; every forced cell
+        becomes a given of the annealed problem and the moves draw only among each cell's
+        remaining candidates. Off: the givens as written and every digit possible everywhere
+        (the landed streams, exactly).
+        """
         if name not in MOVES:
             raise ValueError(f"unknown move {name!r} for sudoku; choose from {', '.join(MOVES)}")
         geo = geometry(self.order)
-        free = self.free_cells
-        givens = np.ascontiguousarray(self.givens, dtype=np.int16)
+        values, masks = self.propagation if propagate and self.propagation is not None else self.unpropagated
+        givens = np.ascontiguousarray(values, dtype=np.int16)
         if name == "swap":
-            movable, boxes = swap.tables(givens, self.order)
+            movable, boxes = swap.box_tables(givens, self.order)
             # log |Omega| = sum over boxes of log(k_b!): the permutations of each box's free cells
             log_states = float(sum(math.lgamma(k + 1) for k in boxes[:, 0]))
+            tables = swap.SwapTables(
+                givens=per_puzzle(givens, np.int16), movable=per_puzzle(movable, np.int32),
+                n_movable=np.array([movable.shape[0]], dtype=np.int32), boxes=per_puzzle(boxes, np.int32),
+                masks=per_puzzle(masks, np.uint64),
+                restricted=np.array([swap.is_restricted(givens, masks, boxes)], dtype=np.uint8),
+                cell_units=geo.line_units, box_corner=geo.box_corner, order=self.order, n_values=self.side)
             return AnnealMove(
-                name="swap", build=swap.build, reference=swap_reference, tables=(givens, movable, boxes),
-                n_values=self.side, config_size=geo.cells, counts_size=2 * self.side * self.side,
+                name="swap", kernel=swap, reference=swap_reference, tables=tables,
+                config_size=geo.cells, counts_size=2 * self.side * self.side,
                 max_delta=swap.MAX_DELTA, plateau_length=geo.cells, max_cost=swap.max_cost(self.order),
-                log_states=max(log_states, 1.0), has_free_variables=movable.shape[0] > 0)
+                log_states=max(log_states, 1.0), has_free_variables=movable.shape[0] > 0,
+                schedule_defaults=self.schedule_defaults)
+        free = np.flatnonzero(givens < 0).astype(np.int32)
+        candidates = sirdey.candidate_table(masks, self.side)
+        tables = sirdey.SirdeyTables(
+            givens=per_puzzle(givens, np.int16), free_cells=per_puzzle(free, np.int32),
+            n_free=np.array([free.size], dtype=np.int32), candidates=per_puzzle(candidates, np.uint8),
+            unit_offsets=geo.unit_offsets, n_values=self.side)
         return AnnealMove(
-            name="sirdey", build=sirdey.build, reference=sudoku_reference,
-            tables=(givens, free, geo.unit_offsets),
-            n_values=self.side, config_size=geo.cells, counts_size=geo.count_slots,
+            name="sirdey", kernel=sirdey, reference=sudoku_reference, tables=tables,
+            config_size=geo.cells, counts_size=geo.count_slots,
             max_delta=geo.peers, plateau_length=geo.cells, max_cost=geo.max_cost,
             # Sirdey's T'_f: log N with N = (N digits)^(cells), free of the instance (the seed's choice).
-            log_states=geo.cells * math.log(self.side), has_free_variables=free.size > 0)
+            log_states=geo.cells * math.log(self.side), has_free_variables=free.size > 0,
+            schedule_defaults=self.schedule_defaults)
+
+    @property
+    def schedule_defaults(self):
+        """The annealer's default (t0, t_end, plateaus) for this order (None: the runner's, measured on 9x9)."""
+        return SCHEDULE_BY_ORDER.get(self.order, LARGE_SCHEDULE)
+
+    @functools.cached_property
+    def unpropagated(self) -> tuple[np.ndarray, np.ndarray]:
+        """(givens, masks): the givens as written, every digit possible in every free cell."""
+        full = np.uint64((1 << self.side) - 1) if self.side < 64 else np.uint64(2**64 - 1)
+        masks = np.full(self.givens.shape, full, dtype=np.uint64)
+        fixed = self.givens >= 0
+        masks[fixed] = np.left_shift(np.uint64(1), self.givens[fixed].astype(np.uint64))
+        return np.asarray(self.givens), masks
+
+    @functools.cached_property
+    def propagation(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(values, masks) after the seed-002 rules ran to a fixpoint (forced cells filled, -1 free; each
+        cell's candidate digits as a bitmask), or None when they prove the puzzle has no solution."""
+        from ...exact import sudoku as exact
+
+        found = exact.propagate(self.givens, self.order)
+        return None if found.contradiction else (found.values, found.candidates)
 
     def write(self, values, fmt: str | None = None) -> str:
         return write(values, self.order, fmt or self.fmt)
@@ -88,16 +194,23 @@ class Sudoku:
 
     def contradicts(self) -> bool:
         """True when propagating the seed-002 rules from the givens alone proves there is no solution."""
-        from cpu_ref.exact import sudoku as exact
+        from gpu_sa.exact import sudoku as exact
 
         return exact.contradicts(self.givens, self.order)
 
-    def count_solutions(self, *, limit: int = 2, max_nodes: int | None = None):
-        """The exact solver's answer: ``ExactResult`` (solutions counted up to ``limit``)."""
-        from cpu_ref.exact import sudoku as exact
+    def contradiction(self) -> str | None:
+        """Why the puzzle has no solution when propagation proves it, else None (the interface every kind offers)."""
+        return "propagating the givens leads to a contradiction" if self.contradicts() else None
+
+    def count_solutions(self, *, limit: int = 2, max_nodes: int | None = None, seed: int | None = None,
+                        threads: int | None = None, time_limit: float | None = None):
+        """The exact solver's answer: ``ExactResult`` (solutions counted up to ``limit``); ``seed``
+        switches on the seeded search with restarts (None: the seed's deterministic search)."""
+        from gpu_sa.exact import sudoku as exact
 
         return exact.count_solutions(self.givens, self.order, limit=limit,
-                                     max_nodes=exact.DEFAULT_MAX_NODES if max_nodes is None else max_nodes)
+                                     max_nodes=exact.DEFAULT_MAX_NODES if max_nodes is None else max_nodes,
+                                     seed=seed, threads=threads, time_limit=time_limit)
 
     def check(self, values) -> list[str]:
         """Rule violations of a full grid (0-based values), by the independent validator."""
@@ -113,4 +226,5 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Sudoku]
             for g in parse_grids(text, source, fmt)]
 
 
-__all__ = ["Sudoku", "parse", "PuzzleError", "MOVES", "FORMATS", "OUTPUT_FORMATS", "KIND"]
+__all__ = ["Sudoku", "parse", "PuzzleError", "MOVES", "FORMATS", "OUTPUT_FORMATS", "KIND", "SUMMARY", "FORMAT_HELP",
+           "METHODS", "COMMANDS", "OPTIONS"]

@@ -41,6 +41,8 @@ class Geometry:
     column_of: np.ndarray
     box_of: np.ndarray
     unit_offsets: np.ndarray  # (cells, 5) int32: slot bases of row, column, box, row∩box, column∩box
+    line_units: np.ndarray  # (cells, 2) int32: slot bases of row and column when only those are counted (swap)
+    box_corner: np.ndarray  # (N,) int32: the top-left cell of each box
     count_slots: int
     positive_slots: int  # slots [0, positive_slots) add pairs to the cost, the rest subtract them
     peers: int  # cells sharing a row, column or box with a cell: 3N - 2n - 1
@@ -75,10 +77,13 @@ def geometry(order: int) -> Geometry:
         rowbox_base + (row * n + column // n) * unit_size,
         colbox_base + (column * n + row // n) * unit_size,
     ], axis=1).astype(np.int32)
-    for table in (row, column, box, offsets):
+    line_units = np.stack([row * unit_size, (side + column) * unit_size], axis=1).astype(np.int32)
+    boxes = np.arange(side)
+    box_corner = ((boxes // n) * n * side + (boxes % n) * n).astype(np.int32)
+    for table in (row, column, box, offsets, line_units, box_corner):
         table.setflags(write=False)
     return Geometry(order=n, side=side, cells=cells, row_of=row, column_of=column, box_of=box,
-                    unit_offsets=offsets, count_slots=int(colbox_base + side * n * unit_size),
+                    unit_offsets=offsets, line_units=line_units, box_corner=box_corner, count_slots=int(colbox_base + side * n * unit_size),
                     positive_slots=int(rowbox_base), peers=3 * side - 2 * n - 1)
 
 

@@ -5,10 +5,18 @@ solvers that need more than one solve (a no-good cut to count solutions, lazy co
 cuts for Hashiwokakero) keep their rows here and re-solve the whole model each round. The
 round loop is shared too: ``enumerate_solutions`` asks the puzzle for lazy cuts on every
 solution the solver returns, and once a solution needs none, counts it and excludes it.
+
+Seeds: HiGHS breaks ties inside its branch and bound with a pseudo-random generator whose
+seed is its option ``random_seed``, so on a puzzle with several solutions the one it
+returns first depends on that seed (observed on Coelho's Hashiwokakero instances), and the
+same seed gives the same solution run after run. ``scipy.optimize.milp`` names only a few
+HiGHS options but hands any other one to HiGHS verbatim, with a RuntimeWarning saying so;
+that is how ``random_seed`` gets there, the warning silenced for that one call.
 """
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -18,6 +26,14 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 # scipy.optimize.milp status codes
 OPTIMAL, LIMIT_REACHED, INFEASIBLE, UNBOUNDED = 0, 1, 2, 3
+HIGHS_SEEDS = 2**31  # HiGHS's random_seed is a non-negative C int: larger seeds are reduced modulo this
+
+
+def highs_seed(seed: int) -> int:
+    """HiGHS's ``random_seed`` for a project seed (0 <= seed < 2**64): the seed modulo 2**31."""
+    if int(seed) != seed or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed}")
+    return int(seed) % HIGHS_SEEDS
 
 
 @dataclass(frozen=True)
@@ -55,17 +71,20 @@ class GrowingModel:
         self._row_upper.append(np.broadcast_to(np.asarray(upper, dtype=float), (count,)))
         self.constraints += count
 
-    def solve(self, time_limit: float | None):
+    def solve(self, time_limit: float | None, seed: int = 0):
         """(status, rounded x or None) of one HiGHS solve of the model as it stands."""
-        options = {"disp": False}
+        options = {"disp": False, "random_seed": highs_seed(seed)}
         if time_limit is not None:
             options["time_limit"] = max(float(time_limit), 1e-3)
         constraints = ()
         if self.constraints:
             constraints = LinearConstraint(sp.vstack(self._blocks, format="csr"), np.concatenate(self._row_lower),
                                            np.concatenate(self._row_upper))
-        result = milp(self.objective, integrality=self.integrality, bounds=Bounds(self.lower, self.upper),
-                      constraints=constraints, options=options)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r"Unrecognized options detected: \{'random_seed'\}",
+                                    category=RuntimeWarning)
+            result = milp(self.objective, integrality=self.integrality, bounds=Bounds(self.lower, self.upper),
+                          constraints=constraints, options=options)
         if result.status == OPTIMAL:
             return OPTIMAL, np.rint(result.x).astype(np.int64)
         if result.status in (LIMIT_REACHED, INFEASIBLE):
@@ -101,15 +120,16 @@ class Enumeration:
 
 
 def enumerate_solutions(model: GrowingModel, *, limit: int, time_limit: float | None,
-                        lazy_cuts: Callable[[np.ndarray], tuple | None] | None = None) -> Enumeration:
+                        lazy_cuts: Callable[[np.ndarray], tuple | None] | None = None, seed: int = 0) -> Enumeration:
     """Solve, add lazy cuts until a solution needs none, count it, exclude it; up to ``limit``.
 
     ``lazy_cuts(x)`` returns (matrix, lower, upper) rows that ``x`` violates, or None when
     ``x`` is acceptable. Every variable must be binary: the no-good cut that excludes a
-    counted solution is taken over all of them.
+    counted solution is taken over all of them. ``seed`` goes to every HiGHS solve.
     """
     if int(limit) != limit or limit < 1:
         raise ValueError(f"limit must be a positive integer, got {limit}")
+    highs_seed(seed)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     found = Enumeration()
     while True:
@@ -117,7 +137,7 @@ def enumerate_solutions(model: GrowingModel, *, limit: int, time_limit: float | 
         if remaining is not None and remaining <= 0:
             found.gave_up = True
             return found
-        status, x = model.solve(remaining)
+        status, x = model.solve(remaining, seed)
         found.rounds += 1
         if status == LIMIT_REACHED:
             found.gave_up = True

@@ -35,7 +35,7 @@ from scipy.sparse.csgraph import connected_components
 
 from gpu_sa.puzzles.hashi.geometry import HashiGeometry, geometry
 
-from .milp import GrowingModel, IlpResult, enumerate_solutions, rows
+from .milp import GrowingModel, IlpResult, enumerate_solutions, highs_seed, rows
 
 __all__ = ["IlpResult", "solve", "model_of", "connectivity_cuts"]
 
@@ -98,14 +98,17 @@ def bridges_of(shape: HashiGeometry, assignment: np.ndarray) -> list:
             for e, (a, b) in enumerate(shape.edges) if count[e]]
 
 
-def solve(grid, *, limit: int = 1, time_limit: float | None = None, maximize_edges: bool = False) -> IlpResult:
+def solve(grid, *, limit: int = 1, time_limit: float | None = None, maximize_edges: bool = False,
+          seed: int = 0) -> IlpResult:
     """Connected solutions of ``grid`` ((rows, cols), 0 = water, 1..8 island), counted up to ``limit``.
 
     ``solution`` is the first solution's bridges [r1, c1, r2, c2, count]; ``cuts`` and
     ``rounds`` say how many connectivity cuts and MILP solves it took. A grid that is not
     a puzzle at all raises ``PuzzleError`` from the geometry; a puzzle without a connected
     solution gives ``solutions == 0``. ``time_limit`` (seconds) bounds the solves together.
+    ``seed`` is HiGHS's (``milp.highs_seed``): which solution comes first when there are several.
     """
+    highs_seed(seed)
     start = time.perf_counter()
     shape = geometry(np.asarray(grid))
     edges = shape.edges.shape[0]
@@ -115,7 +118,7 @@ def solve(grid, *, limit: int = 1, time_limit: float | None = None, maximize_edg
     model = model_of(shape, maximize_edges)
     built_rows = model.constraints
     found = enumerate_solutions(model, limit=limit, time_limit=time_limit,
-                                lazy_cuts=lambda x: connectivity_cuts(shape, x[:edges] > 0))
+                                lazy_cuts=lambda x: connectivity_cuts(shape, x[:edges] > 0), seed=seed)
     solution = None if found.first is None else bridges_of(shape, found.first)
     return IlpResult(solutions=found.solutions, solution=solution, seconds=time.perf_counter() - start,
                      gave_up=found.gave_up, variables=model.variables, constraints=built_rows, cuts=found.cuts,

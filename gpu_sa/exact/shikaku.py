@@ -40,7 +40,7 @@ def model_of(shape: ShikakuGeometry) -> GrowingModel:
     return model
 
 
-def solve(clues, *, limit: int = 1, time_limit: float | None = None) -> IlpResult:
+def solve(clues, *, limit: int = 1, time_limit: float | None = None, seed: int = 0) -> IlpResult:
     """Solutions of ``clues`` ((rows, cols), 0 = no clue), counted up to ``limit``.
 
     ``limit=2`` is the uniqueness check. ``solution`` is the first solution's rectangles
@@ -48,12 +48,13 @@ def solve(clues, *, limit: int = 1, time_limit: float | None = None) -> IlpResul
     describe a puzzle at all (no clue, sum other than the area, a clue with no candidate)
     raise ``PuzzleError`` from the geometry; a well-formed puzzle without a solution gives
     ``solutions == 0``. ``time_limit`` (seconds) bounds the solves together (model building aside).
+    ``seed`` is HiGHS's (``milp.highs_seed``): which solution comes first when there are several.
     """
     start = time.perf_counter()
     shape = geometry(np.asarray(clues))
     model = model_of(shape)
     built_rows = model.constraints
-    found = enumerate_solutions(model, limit=limit, time_limit=time_limit)
+    found = enumerate_solutions(model, limit=limit, time_limit=time_limit, seed=seed)
     solution = None
     if found.first is not None:
         # Candidates are grouped by clue in clue order, so the chosen ones come in clue order.

@@ -1,0 +1,141 @@
+"""bench/large.py: the peer's file format and output, the verdicts (an unverified "solved" is a failure),
+the summary's medians and ratios, and the 36x36 instances it built. No numba process is started: the
+end-to-end test runs a stand-in for the ant-colony binary that prints a recorded answer."""
+import json
+import math
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import DATA, ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import large  # noqa: E402  (bench/ is not a package)
+
+from gpu_sa.validate import sudoku_violations  # noqa: E402
+
+INSTANCE = DATA / "sudoku16_45pct.txt"  # Lloyd & Amos inst16x16_45_0
+ORIGINAL = DATA / "acs_inst16x16_45_0.txt"  # the same instance as sudoku_acs ships it (CRLF, tabs, -1)
+PEER_ANSWER = DATA / "acs_verbose_16x16_45_0.txt"  # sudokusolver --verbose on it
+
+
+def test_acs_text_is_the_original_format():
+    givens = large.read_numbers(INSTANCE)
+    assert large.acs_text(givens).split() == ORIGINAL.read_text().split()
+
+
+def test_read_peer_takes_the_printed_grid_and_time():
+    claim = large.read_peer(PEER_ANSWER.read_text(), 16)
+    assert claim.solved and claim.seconds == pytest.approx(0.001202)
+    assert sudoku_violations(claim.grid, [list(r) for r in large.read_numbers(INSTANCE)]) == []
+
+
+def test_read_peer_failure_and_garbage():
+    assert large.read_peer("failed in time 3.19453e-08\n", 16) == large.Claim(False, None, None)  # an unset float
+    flagged = large.read_peer("solution not valid x.txt 0\nnumfixedCells 3\n...\nfailed in time 2\n", 16)
+    assert not flagged.solved and flagged.detail == {"peer_says_invalid": True}
+    with pytest.raises(ValueError):
+        large.read_peer("Solution:\n 1 2 |\nsolved in 0.1\n", 16)  # 2 values for 256 cells
+    with pytest.raises(ValueError):
+        large.read_peer("", 16)
+
+
+def test_read_gpu_sa_json():
+    grid = [[(r * 4 + r // 4 + c) % 16 + 1 for c in range(16)] for r in range(16)]
+    text = "\n".join(" ".join(map(str, row)) for row in grid)
+    line = json.dumps({"solved": True, "solution": text, "seconds": 1.5, "setup_seconds": 4.0, "stopped": "solved"})
+    claim = large.read_gpu_sa("note\n" + line + "\n", 16, "solve")
+    assert claim.solved and claim.grid == grid and claim.seconds == 1.5
+    assert claim.detail == {"setup_seconds": 4.0, "stopped": "solved"}
+    unsolved = large.read_gpu_sa(json.dumps({"solved": False, "solution": None, "seconds": 9.9}), 16, "solve")
+    assert not unsolved.solved and unsolved.seconds == 9.9
+    exact = large.read_gpu_sa(json.dumps({"solutions": 1, "solution": text, "seconds": 2e-4, "nodes": 7}), 16, "exact")
+    assert exact.solved and exact.detail == {"nodes": 7}
+
+
+def _fake_peer(tmp_path, name, stdout):
+    """An executable that ignores its arguments and prints ``stdout``, as sudokusolver --verbose would."""
+    path = tmp_path / name
+    (tmp_path / f"{name}.out").write_text(stdout)
+    path.write_text(f"#!{sys.executable}\nimport sys\nsys.stdout.write(open({str(tmp_path / (name + '.out'))!r}).read())\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+@pytest.mark.parametrize("tamper, status", [(False, "solved"), (True, "invalid")], ids=["true-answer", "given-changed"])
+def test_end_to_end_with_a_stand_in_peer(tmp_path, capsys, tamper, status):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "inst16x16_45_0.txt").write_text(INSTANCE.read_text())
+    answer = PEER_ANSWER.read_text()
+    if tamper:  # r1c5 is given 2: print 3 there, and swap the row's 3 to 2 so that the row stays a permutation
+        lines = answer.splitlines()
+        lines[1] = lines[1].replace("  2  15   3", "  3  15   2", 1)
+        answer = "\n".join(lines) + "\n"
+    peer = _fake_peer(tmp_path, "sudokusolver", answer)
+    records = tmp_path / "runs.jsonl"
+    argv = ["--data", str(data), "--sizes", "16", "--percentages", "45", "--methods", "", "--peer-acs", str(peer),
+            "--budget", "5", "--no-warmup", "--json", "--records", str(records)]
+    assert large.main(argv) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    (run,) = [line for line in lines if line.get("method") == "acs"]
+    assert run["status"] == status and run["command"].endswith("--verbose")
+    (summary,) = [line["summary"] for line in lines if "summary" in line]
+    assert summary["solved"] == (0 if tamper else 1)
+    if tamper:
+        assert summary["median"] is None and summary["failures"] == {"invalid": 1}
+        assert any("r1c5 is given 2" in v for v in run["violations"])
+    # a second run reuses the recorded one instead of running the peer again
+    peer.write_text(f"#!{sys.executable}\nraise SystemExit(3)\n")
+    assert large.main(argv) == 0
+    again = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["status"] for line in again if line.get("method") == "acs"] == [status]
+
+
+def _record(percent, method, status, seconds, wall=None):
+    return {"side": 25, "percent": percent, "method": method, "status": status, "seconds": seconds,
+            "wall": seconds + 5 if wall is None else wall}
+
+
+def test_summary_counts_failures_as_slower_than_the_budget():
+    records = [_record(45, "default", "solved", 2.0), _record(45, "default", "unsolved", 60.0),
+               _record(45, "default", "invalid", 1.0), _record(45, "acs", "solved", 0.5),
+               _record(45, "acs", "solved", 1.0), _record(45, "acs", "solved", 3.0),
+               _record(50, "default", "solved", 1.0), _record(50, "acs", "solved", 4.0)]
+    rows = large.summarise(records, ["default", "acs"], budget=60)
+    default45, acs45, default50, acs50 = rows
+    assert (default45["solved"], default45["total"]) == (1, 3)
+    assert default45["failures"] == {"unsolved": 1, "invalid": 1}
+    assert math.isinf(default45["median"]) and default45["ratio"] is None
+    assert acs45["median"] == 1.0 and acs45["ratio"] == 1.0
+    assert default50["ratio"] == 0.25 and default50["ratio_wall"] == pytest.approx(6 / 9)
+    assert large.losses(rows) == ["25x25 45 %: default solved 1/3, acs 3/3"]
+
+
+def test_the_peer_is_left_out_above_30x30():
+    peer = large.Method("acs", "peer")
+    assert peer.runs_on(25) is None and "overflows" in peer.runs_on(36)
+
+
+def test_the_36x36_instances_are_the_documented_ones():
+    for index in (0, 19):
+        path = ROOT / "bench" / "data" / "sudoku36_45" / f"inst36x36_45_{index}.txt"
+        cells = [v for row in large.read_numbers(path) for v in row]
+        empty = [cell for cell, v in enumerate(cells) if v == 0]
+        assert len(cells) - len(empty) == math.ceil(0.45 * 36 * 36)
+        assert empty == large.emptied_cells(36 * 36, 584, index, large.BUILD_36_SEED)
+
+
+def test_methods_and_variants():
+    args = large.parse_args(["--methods", "default,exact", "--extra-args", "--chains 64", "--exact-args",
+                             "--max-nodes 1e9", "--variant", "hot=--t0 2"])
+    methods = large.build_methods(args)
+    assert [(m.name, m.options) for m in methods] == [("default", ("--chains", "64")),
+                                                      ("exact", ("--max-nodes", "1e9")),
+                                                      ("hot", ("--t0", "2", "--chains", "64"))]
+    with pytest.raises(SystemExit):
+        large.build_methods(large.parse_args(["--methods", "annealing"]))
+    with pytest.raises(SystemExit):
+        large.build_methods(large.parse_args(["--variant", "swap=--t0 1"]))

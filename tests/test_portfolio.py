@@ -1,0 +1,66 @@
+"""Method auto for Sudoku: propagation, then the complete search and the annealer in turns, deterministic."""
+import numpy as np
+import pytest
+
+import gpu_sa
+from chain_cases import PUZZLES
+from conftest import DATA, ROOT
+from gpu_sa import portfolio
+
+EASY = (ROOT / "examples" / "seed_easy.txt").read_text()
+
+
+def test_propagation_answers_first():
+    answer = portfolio.solve(gpu_sa.parse(EASY)[0], seed=1, backend="cpu")
+    assert answer.solved and answer.method == "propagation" and answer.rounds == 0
+
+
+def test_a_contradiction_is_no_solution_at_once():
+    puzzle = gpu_sa.parse("12345678." + "........9" + "." * 63)[0]  # r1c9 can be neither 9 (its column) nor 1-8
+    answer = portfolio.solve(puzzle, seed=1, backend="cpu")
+    assert not answer.solved and answer.stopped == "contradiction" and answer.method == "propagation"
+
+
+def test_the_complete_search_answers_a_hard_puzzle_and_proves_it():
+    puzzle = gpu_sa.parse(PUZZLES["order3_hard"])[0]
+    answer = portfolio.solve(puzzle, seed=3, backend="cpu")
+    assert answer.solved and answer.method == "exact" and answer.rounds == 1 and not puzzle.check(answer.solution)
+
+
+def test_the_annealer_answers_when_the_search_budget_is_spent(monkeypatch):
+    monkeypatch.setattr(portfolio, "EXACT_NODES", 1)  # the search gives up at once: only the annealer can answer
+    monkeypatch.setattr(portfolio, "PROPOSALS_PER_NODE", 400_000)
+    puzzle = gpu_sa.parse(PUZZLES["order3_hard"])[0]
+    first = portfolio.solve(puzzle, seed=5, backend="cpu")
+    again = portfolio.solve(puzzle, seed=5, backend="cpu")
+    assert first.solved and first.method == "anneal" and not puzzle.check(first.solution)
+    assert (first.rounds, first.nodes, first.moves, first.anneal.chain) == (again.rounds, again.nodes, again.moves,
+                                                                             again.anneal.chain)
+    np.testing.assert_array_equal(first.solution, again.solution)
+
+
+def test_a_time_limit_ends_it_without_an_answer(monkeypatch):
+    monkeypatch.setattr(portfolio, "EXACT_NODES", 1)
+    monkeypatch.setattr(portfolio, "PROPOSALS_PER_NODE", 1)
+    puzzle = gpu_sa.parse(PUZZLES["order3_hard"])[0]
+    answer = portfolio.solve(puzzle, seed=1, backend="cpu", time_limit=0.5)
+    assert answer.stopped in ("time_limit", "solved")  # a lucky early round may still answer
+    if answer.stopped == "time_limit":
+        assert not answer.solved and answer.solution is None
+
+
+def test_no_solution_is_proven_by_the_search():
+    """A unique puzzle plus one given that disagrees with its solution, which propagation alone does not
+    refute: the search's first round ends without giving up, and that is a proof."""
+    puzzle = gpu_sa.parse((DATA / "seed_puzzles.txt").read_text())[1]
+    solution = puzzle.count_solutions(limit=1).solution
+    for cell in np.flatnonzero(puzzle.givens < 0):
+        givens = puzzle.givens.copy()
+        givens[cell] = (int(solution[cell]) + 1) % 9
+        wrong = gpu_sa.parse(puzzle.write(givens, "line"))[0]
+        if wrong.contradicts():
+            continue
+        answer = portfolio.solve(wrong, seed=1, backend="cpu")
+        assert not answer.solved and answer.method == "exact" and answer.stopped == "no_solution"
+        return
+    pytest.fail("no contradiction needing search was found")
