@@ -21,9 +21,9 @@ import time
 import numpy as np
 from common import environment, print_header, print_table
 
-from cpu_ref.exact import sudoku as exact
+from gpu_sa.exact import sudoku as exact
 from gpu_sa import backends
-from gpu_sa.puzzles.sudoku import generate
+from gpu_sa import generate
 from gpu_sa.validate import sudoku_violations
 
 

@@ -1,13 +1,17 @@
 """Grid generation and minimisation (seed 003)."""
+import itertools
 import json
+import threading
+import time
 
 import numpy as np
 import pytest
 
 from chain_cases import backend_named
 from conftest import cuda_env, run_cli
-from cpu_ref.exact import sudoku as exact
-from gpu_sa.puzzles.sudoku import generate, parse
+from gpu_sa import generate, stop
+from gpu_sa.exact import sudoku as exact
+from gpu_sa.puzzles.sudoku import parse
 from gpu_sa.validate import sudoku_violations
 
 
@@ -60,7 +64,7 @@ def test_symmetry_shuffle_keeps_validity():
 @pytest.mark.parametrize("method", generate.MINIMIZE_METHODS)
 def test_minimised_puzzles_have_exactly_one_solution_the_input_grid(method):
     grids = generate.grids(6, method="backtrack", seed=21)
-    results = generate.minimize(grids, 3, method=method, seed=4, iterations=3000)
+    results = generate.minimize(grids, 3, method=method, seed=4, iterations=3000, max_nodes=2000)
     for grid, result in zip(grids, results):
         (check,) = exact.count_many(result.puzzle[None, :], 3, limit=2)
         assert check.solutions == 1 and np.array_equal(check.solution, grid) and result.unique
@@ -102,11 +106,151 @@ def test_generate_minimize_puzzle_commands(tmp_path):
 
 
 @pytest.mark.parametrize("args,stdin,message", [
-    (["minimize", "-"], "..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.19326....3.862..\n",
-     "not a full valid grid"),
-    (["generate", "--count", "0"], None, "--count must be at least 1"),
-    (["generate", "--count", "2", "--order", "9"], None, "--order must be in 2..8"),
-], ids=["minimize-a-puzzle", "zero-count", "order-too-big"])
+    (["minimize", "-"], "1...............\n", "input 1 has more than one solution"),
+    (["generate", "--count", "0"], None, "--count 0: expected an integer >= 1"),
+    (["generate", "--count", "2", "--order", "9"], None, "--order 9: expected an integer from 2 to 8"),
+], ids=["minimize-several-solutions", "zero-count", "order-too-big"])
 def test_bad_generation_input_exits_2(args, stdin, message):
     done = run_cli(*args, stdin=stdin)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+EVERY_4X4_GRID = generate.every_4x4_grid()
+
+
+def _no_unique_subset_of_size(grid, order, within, size):
+    """True when no puzzle of ``size`` givens among the cells ``within`` has ``grid`` as its only solution."""
+    subsets = np.array(list(itertools.combinations(within, size)))
+    puzzles = np.full((len(subsets), grid.shape[0]), -1, dtype=np.int16)
+    rows = np.repeat(np.arange(len(subsets)), size)
+    puzzles[rows, subsets.ravel()] = grid[subsets.ravel()]
+    return all(r.solutions != 1 for r in exact.count_many(puzzles, order, limit=2))
+
+
+def test_brute_force_finds_the_proven_minimum_of_every_4x4_grid():
+    assert len(EVERY_4X4_GRID) == 288 and len({g.tobytes() for g in EVERY_4X4_GRID}) == 288
+    assert all(_valid(g, 2) for g in EVERY_4X4_GRID)
+    brute, greedy, annealed = (generate.minimize(EVERY_4X4_GRID, 2, method=method, seed=3, iterations=200)
+                               for method in ("brute", "greedy", "anneal"))
+    for grid, best, quick, slow in zip(EVERY_4X4_GRID, brute, greedy, annealed):
+        assert best.unique and best.proof == "optimal" and best.lower_bound == best.givens <= min(quick.givens,
+                                                                                                   slow.givens)
+        np.testing.assert_array_equal(best.puzzle[best.puzzle >= 0], grid[best.puzzle >= 0])
+        # By monotonicity a unique puzzle of fewer givens would leave one of exactly givens - 1.
+        assert _no_unique_subset_of_size(grid, 2, range(16), best.givens - 1)
+
+
+def test_brute_force_never_returns_more_givens_than_greedy_and_keeps_to_the_input_givens():
+    grid = generate.grids(1, method="backtrack", seed=12)[0]
+    annealed = generate.minimize([grid], 3, method="anneal", seed=5, iterations=2000)[0]
+    greedy = generate.minimize([annealed.puzzle], 3, method="greedy", seed=5)[0]
+    (checked,) = generate.minimize([annealed.puzzle], 3, method="brute", seed=5, iterations=2000)
+    assert checked.proof == "optimal" and checked.unique and checked.givens == checked.lower_bound <= greedy.givens
+    assert set(np.flatnonzero(checked.puzzle >= 0)) <= set(np.flatnonzero(annealed.puzzle >= 0))
+    np.testing.assert_array_equal(checked.solution, grid)
+    # The seed's question, "can any further givens go?", is single removals: the greedy pass
+    # answers it, and when it removes nothing the brute force must prove the puzzle optimal at once.
+    if greedy.givens == annealed.givens:
+        assert checked.givens == annealed.givens and checked.nodes <= annealed.givens
+
+
+def test_brute_force_says_unknown_when_its_budget_runs_out():
+    grid = generate.grids(1, method="backtrack", seed=13)[0]
+    greedy, annealed = (generate.minimize([grid], 3, method=method, seed=2, iterations=500)[0]
+                        for method in ("greedy", "anneal"))
+    (result,) = generate.minimize([grid], 3, method="brute", seed=2, iterations=500, max_nodes=50)
+    assert result.proof == "unknown" and result.search_ended == "node_limit" and result.unique
+    assert result.givens == min(greedy.givens, annealed.givens) and 0 < result.lower_bound < result.givens
+    timed = generate.minimize([grid], 3, method="brute", seed=2, iterations=500, max_nodes=10**12, time_limit=0.2)[0]
+    assert timed.proof == "unknown" and timed.search_ended == "time_limit" and timed.seconds < 5
+
+
+def test_brute_force_is_deterministic_per_seed_whatever_the_threads():
+    grid_list = generate.grids(2, method="backtrack", seed=14)
+    runs = [generate.minimize(grid_list, 3, method="brute", seed=8, iterations=500, max_nodes=3000, threads=threads)
+            for threads in (1, 2)]
+    for a, b in zip(*runs):
+        assert (a.givens, a.lower_bound, a.nodes, a.checks) == (b.givens, b.lower_bound, b.nodes, b.checks)
+        np.testing.assert_array_equal(a.puzzle, b.puzzle)
+
+
+def test_every_starting_unavoidable_set_is_unavoidable_and_minimal():
+    from gpu_sa.generate import brute
+
+    grid = generate.grids(1, method="backtrack", seed=15)[0]
+    incumbent = generate.minimize([grid], 3, method="greedy", seed=1)[0].puzzle >= 0
+    tables = exact.tables(3)
+    work = tuple(np.zeros(n, dtype=np.uint64) for n in (81, 81, 2, 2, 2, 2))
+    sets, sizes, count = brute._starting_sets(grid, brute._bitset(incumbent), tables, 200_000, work)
+    assert count > 50
+    for s in range(count):
+        cells = [c for c in range(81) if brute._has(sets[s], c)]
+        outside = brute._bitset([c not in cells for c in range(81)])
+        assert len(cells) == sizes[s] >= 4
+        assert brute._other_solution(grid, outside, tables, 200_000, work) == 1
+        for cell in cells:
+            brute._add(outside, cell)
+            assert brute._other_solution(grid, outside, tables, 200_000, work) == 0, "not minimal"
+            brute._drop(outside, cell)
+
+
+def test_minimising_a_puzzle_keeps_to_its_givens_and_rejects_one_without_a_unique_solution():
+    grid = generate.grids(1, method="backtrack", seed=16)[0]
+    puzzle = generate.minimize([grid], 3, method="greedy", seed=1)[0].puzzle
+    first = generate.minimize([grid], 3, method="anneal", seed=1, iterations=2000)[0]
+    inside = generate.minimize([first.puzzle], 3, method="anneal", seed=1, iterations=2000)[0]
+    assert inside.unique and set(np.flatnonzero(inside.puzzle >= 0)) <= set(np.flatnonzero(first.puzzle >= 0))
+    two_solutions = puzzle.copy()
+    two_solutions[np.flatnonzero(puzzle >= 0)[0]] = -1
+    with pytest.raises(ValueError, match="more than one solution"):
+        generate.minimize([grid, two_solutions], 3, method="greedy")
+
+
+@pytest.fixture
+def stop_flag():
+    stop.clear()
+    yield stop
+    stop.clear()
+
+
+def _stop_soon(delay):
+    """Request a stop from another thread after ``delay`` seconds; returns a list holding its time."""
+    when = []
+
+    def fire():
+        when.append(time.perf_counter())
+        stop.request()
+
+    threading.Timer(delay, fire).start()
+    return when
+
+
+@pytest.mark.parametrize("method,options", [
+    ("anneal", dict(iterations=10**7)),
+    ("brute", dict(iterations=10, max_nodes=10**12)),  # the stop comes during the search
+], ids=["anneal", "brute"])
+def test_a_stop_request_ends_minimisation_within_a_second_and_keeps_what_was_done(stop_flag, method, options):
+    grid_list = generate.grids(6, method="backtrack", seed=17)
+    generate.minimize(grid_list[:1], 3, method=method, iterations=1, max_nodes=1)  # compiled before the clock starts
+    results = []
+    when = _stop_soon(1.0)
+    for result in generate.minimize_stream(grid_list, 3, method=method, seed=1, threads=2, **options):
+        results.append(result)
+    returned = time.perf_counter()
+    assert when and returned - when[0] < 1.0 and stop.requested()
+    assert 1 <= len(results) < len(grid_list) and all(r.unique for r in results) and results[-1].stopped
+    if method == "brute":
+        assert all(r.proof == "unknown" and r.search_ended == "stopped" for r in results)
+
+
+@pytest.mark.parametrize("method,options", [
+    ("backtrack", {}),
+    ("anneal", dict(backend="cpu", chains=16)),
+], ids=["backtrack", "anneal"])
+def test_a_stop_request_ends_grid_generation_within_a_second_with_the_grids_made(stop_flag, method, options):
+    generate.grids(2, method=method, seed=1, **options)  # compiled before the clock starts
+    when = _stop_soon(1.0)
+    made = generate.grids(10**6, method=method, seed=2, **options)
+    returned = time.perf_counter()
+    assert when and returned - when[0] < 1.0
+    assert 0 < len(made) < 10**6 and all(_valid(g, 3) for g in made)

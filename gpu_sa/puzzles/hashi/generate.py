@@ -20,7 +20,7 @@ so that unused candidate edges are part of the puzzle as in published ones.
 
 Every draw comes from ``numpy.random.default_rng(seed)``: one seed, one instance. With
 ``unique=True`` whole new instances are drawn from the same generator until the exact
-solver (``cpu_ref.exact.hashi.solve(grid, limit=2)``) finds exactly one solution.
+solver (``gpu_sa.exact.hashi.solve(grid, limit=2)``) finds exactly one solution.
 """
 from __future__ import annotations
 
@@ -149,7 +149,7 @@ def generate(rows: int, cols: int, *, islands: int, seed, unique: bool = False, 
                                  f"{problems[:3]}")
         if not unique:
             return grid, bridges
-        from cpu_ref.exact.hashi import solve  # the exact solver is only needed for uniqueness
+        from gpu_sa.exact.hashi import solve  # the exact solver is only needed for uniqueness
 
         answer = solve(grid, limit=2, time_limit=time_limit)
         if answer.solutions == 1 and not answer.gave_up:

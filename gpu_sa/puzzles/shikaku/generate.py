@@ -126,7 +126,7 @@ def generate(rows: int, cols: int, *, seed, depth: int | None = None, merge_iter
 
     ``rectangles`` are [top, left, bottom, right] (inclusive, 0-based) in row-major clue
     order. With ``unique=True`` the result has exactly one solution (checked by
-    ``cpu_ref.exact.shikaku.solve(clues, limit=2)``, each check bounded by ``time_limit``
+    ``gpu_sa.exact.shikaku.solve(clues, limit=2)``, each check bounded by ``time_limit``
     seconds, a check that runs out counting as a failure); ``GenerationFailed`` after
     ``max_attempts`` draws without one. Defaults: see the module docstring.
     """
@@ -145,7 +145,7 @@ def generate(rows: int, cols: int, *, seed, depth: int | None = None, merge_iter
                                  f"{problems[:3]}")
         if not unique:
             return clues, rectangles
-        from cpu_ref.exact.shikaku import solve  # the exact solver is only needed for uniqueness
+        from gpu_sa.exact.shikaku import solve  # the exact solver is only needed for uniqueness
 
         answer = solve(clues, limit=2, time_limit=time_limit)
         if answer.solutions == 1 and not answer.gave_up:

@@ -1,0 +1,140 @@
+"""Full valid grids (seed 003), three methods (``METHODS``):
+
+  anneal     the batch annealer started from an empty grid: every chain that reaches cost 0
+             holds a valid grid, so one launch yields up to one grid per chain
+  backtrack  the exact solver on an empty grid, trying digits in a pseudo-random order
+  swaps      the seed's "random swaps keeping only improvements": move swap at zero
+             temperature (a swap that does not lower the cost is refused, except ties), restarted
+
+Every grid then gets a uniformly random symmetry of the Sudoku group (digit relabelling,
+band and stack permutations, row and column permutations inside them, transposition), so
+the output does not carry the method's bias towards particular grids; duplicates are dropped.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .. import backends, runner, schedule, stop
+from . import exact
+
+METHODS = ("anneal", "backtrack", "swaps")
+
+
+def empty_puzzle(order: int):
+    from ..puzzles.sudoku import Sudoku
+
+    return Sudoku(givens=np.full((order * order) ** 2, -1, dtype=np.int16), order=order, fmt="line",
+                  source="<empty>", line=1)
+
+
+def shuffle_symmetry(grid: np.ndarray, order: int, generator: np.random.Generator) -> np.ndarray:
+    """A uniformly random element of the Sudoku symmetry group applied to ``grid`` (0-based digits)."""
+    side = order * order
+    g = grid.reshape(side, side)
+
+    def lines():
+        return np.concatenate([band * order + generator.permutation(order) for band in generator.permutation(order)])
+
+    g = g[lines()][:, lines()]
+    if generator.integers(2):
+        g = g.T
+    return generator.permutation(side)[g].astype(np.int16).ravel()
+
+
+def grid_stream(*, order: int = 3, method: str = "anneal", seed: int = 0, backend="auto",
+                chains: int | None = None, max_rounds: int = 1000):
+    """Distinct valid full grids (0-based digits), one at a time, reproducible from ``seed``.
+
+    Lazy, so a caller that wants more grids later (``gpu-sa puzzle``) continues the same stream
+    instead of making the earlier ones again. A stop request (``gpu_sa.stop``) ends it once the
+    grids already made are out: after the annealing round or backtracking attempt in flight.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    generator = np.random.default_rng([seed, order])
+    seen: set[bytes] = set()
+    if method == "backtrack":
+        batches = (_backtracked(order, seed),)
+    else:
+        batches = (_annealed(order, method, seed, backend, chains, r) for r in range(max_rounds))
+    for batch in batches:
+        for grid in batch:
+            shuffled = shuffle_symmetry(grid, order, generator)
+            if shuffled.tobytes() not in seen:
+                seen.add(shuffled.tobytes())
+                yield shuffled
+        if stop.requested():
+            return
+    raise RuntimeError(f"only {len(seen)} distinct grids could be made")
+
+
+def grids(count: int, **options) -> list[np.ndarray]:
+    """The first ``count`` grids of ``grid_stream(**options)``; fewer when a stop request ended it."""
+    if int(count) != count or count < 1:
+        raise ValueError(f"count must be a positive integer, got {count}")
+    return list(itertools.islice(grid_stream(**options), int(count)))
+
+
+def every_4x4_grid() -> list[np.ndarray]:
+    """All 288 valid 4x4 grids (0-based digits), row by row: rows 0-1 and rows 2-3 share their boxes."""
+    rows = list(itertools.permutations(range(4)))
+    found = []
+
+    def extend(partial):
+        if len(partial) == 4:
+            found.append(np.array(partial, dtype=np.int16).ravel())
+            return
+        for row in rows:
+            if any(row[c] == above[c] for above in partial for c in range(4)):
+                continue
+            shares_boxes = len(partial) % 2  # with the row above
+            if shares_boxes and ({row[0], row[1]} & set(partial[-1][:2]) or {row[2], row[3]} & set(partial[-1][2:])):
+                continue
+            extend(partial + [row])
+
+    extend([])
+    return found
+
+
+def _annealed(order, method, seed, backend, chains, round_index):
+    """The solved chains of one annealing trial from an empty grid (chain indices offset per round)."""
+    puzzle = empty_puzzle(order)
+    move = puzzle.move("swap")
+    if isinstance(backend, str):
+        backend, _ = backends.select(backend)
+    chains = chains or backend.default_chains(move)
+    length = move.plateau_length
+    if method == "swaps":
+        law, moves = schedule.from_list([1e-3], plateau_length=length), 200 * length
+    else:
+        law, moves = schedule.geometric(t0=0.5, t_end=0.05, plateaus=200, plateau_length=length), None
+    result = runner.anneal(puzzle, move="swap", backend=backend, chains=chains, seed=seed, schedule=law,
+                           max_moves=moves, trials=1, early_stop=False, chain_base=round_index * chains,
+                           keep_state=True, propagate=False)
+    state = result.state
+    solved = state.best_config[state.best_cost == 0].astype(np.int16)
+    for grid in solved:
+        if puzzle.check(grid):
+            raise RuntimeError("internal error: a chain at cost 0 holds an invalid grid")
+    return solved
+
+
+def _backtracked(order, seed, max_attempts=1_000_000):
+    """Grids from the exact solver on an empty grid, digits tried in an order drawn from (seed, attempt)."""
+    peers, units, cell_units, full = exact.tables(order)
+    cells = (order * order) ** 2
+    masks = np.zeros(cells, dtype=np.uint64)
+    for attempt in range(max_attempts):
+        if stop.requested():
+            return
+        key = (int(seed) * 1_000_003 + attempt) % 2**64 | 1
+        cand = np.full(cells, full, dtype=np.uint64)
+        found, _, _ = exact.search(cand, peers, units, cell_units, full, 1, 1_000_000, masks, np.uint64(key))
+        if found:
+            digits = np.empty(cells, dtype=np.int16)
+            exact._digits_of(masks, digits)
+            yield digits
+
+
