@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from gpu_sa.limits import TooLarge
 from gpu_sa.puzzles import codecs
 from gpu_sa.puzzles.errors import PuzzleError
 
@@ -154,3 +155,46 @@ def test_split_block_groups_plain_rows_and_isolates_one_line_ids():
         ("plain", [1, 2]), ("tatham", [3]), ("puzzlink", [4]), ("plain", [5])]
     assert [kind for kind, _ in codecs.split_block(block, "plain", ())] == ["plain"]
     assert [len(lines) for _, lines in codecs.split_block(block, "tatham", ())] == [1] * 5
+
+
+def test_blocks_drop_byte_order_marks_and_trailing_comments():
+    text = "\ufeff# from Windows\n\ufeff1 2  # a note\n3 4\t#\n\n\ufeff5 6#7\n"
+    assert [[(line.number, line.content, line.indent) for line in block] for block in codecs.blocks(text)] == [
+        [(2, "1 2", 0), (3, "3 4", 0)], [(5, "5 6#7", 0)]]  # '#' glued to a token is part of it
+
+
+def test_tatham_random_seed_ids_are_named():
+    assert codecs.one_line_format("7x7#12345", ()) == "tatham"
+    with pytest.raises(PuzzleError, match=r"^w: '7x7#12345' is a random-seed ID \(WxH#seed\)"):
+        codecs.split_tatham_id("7x7#12345", "w")
+
+
+# Issue 16: a few bytes of run-length code for ten billion cells used to allocate ~75 GiB and die
+# with a MemoryError traceback. The size is checked before anything is allocated.
+@pytest.mark.parametrize("split, text", [
+    (lambda where: codecs.split_tatham_id("99999x99999:zzz", where), "99999x99999"),
+    (lambda where: codecs.split_puzzlink_url("shikaku/99999/99999/zzz", ("shikaku",), where), "99999x99999"),
+    (lambda where: codecs.split_tatham_id("1001x1000:a", where), "1001x1000"),
+])
+def test_grid_sizes_are_capped_before_decoding(split, text):
+    with pytest.raises(PuzzleError, match=rf"^w: a {text} grid \(width x height\) has [\d,]+ cells; at most "
+                                          rf"1,000,000 are accepted$") as error:
+        split("w")
+    one_line(error)
+    assert isinstance(error.value, TooLarge)
+    assert codecs.split_tatham_id("1000x1000:a", "w")[:2] == (1000, 1000)  # the limit itself is fine
+
+
+def test_numbers_too_large_for_any_grid_stop_the_decoder():
+    def read(description, i):
+        return int(description[i:]), len(description) - i
+
+    with pytest.raises(PuzzleError, match=r"^w:5: number 99999999999999999999999 is larger than any grid accepted "
+                                          r"\(1,000,000 cells\)$"):
+        codecs.decode_runs("99999999999999999999999", 4, read, "w", column=5)
+
+
+def test_full_width_characters_are_named():
+    with pytest.raises(PuzzleError, match=r"^w:3: bad character '３' in the puzz.link body: write '3'"):
+        codecs.decode_number16("g３", 2, "w", column=2)
+    assert codecs.lookalike_note("x") == "" and codecs.lookalike_note("１２") == ": write '12' (only ASCII is read)"

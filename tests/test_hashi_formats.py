@@ -151,7 +151,8 @@ def test_plain_allows_spaces_and_comments():
     ("2 3 2\n1 0 0\n", "auto", r"^p\.txt:1: the header says 2 rows, 1 follow$"),
     ("2 3 2\n1 0 0\n0 0 9\n", "auto", r"^p\.txt:3:5: island value 9; values are 0 \(water\) and 1..8$"),
     ("2 3 2\n1 0 0\n0 -1 2\n", "has", r"^p\.txt:3:3: bad number '-1'"),
-    ("2 0 2\n", "has", r"^p\.txt:1: bad header '2 0 2': expected three positive integers 'rows cols islands'$"),
+    ("2 0 2\n", "has", r"^p\.txt:1: bad header '2 0 2': expected three positive integers 'rows cols islands' \(a grid "
+                      r"of numbers with 0 for water is the has format, which starts with that header\)$"),
     ("2 3\n1 0 0\n0 0 2\n", "has", r"^p\.txt:1: bad header '2 3'"),
     # Tatham
     ("2x2:1b0\n", "auto", r"^p\.txt:1:7: bad character '0' in the description$"),
@@ -182,11 +183,39 @@ def test_unknown_format_is_a_value_error():
 
 
 def test_draw_solution():
-    assert draw_solution(SMALL, SMALL_BRIDGES) == "2--1\n|...\n3==2"
+    assert draw_solution(SMALL, SMALL_BRIDGES) == "2-----1\n| . . .\n3=====2"
     # a vertical double bridge, an empty edge (count 0) and a crossing (an unfinished state still draws)
     grid = np.array([[0, 2, 0], [2, 0, 2], [0, 2, 0]])
-    assert draw_solution(grid, [[0, 1, 2, 1, 2], [1, 0, 1, 2, 0]]) == '.2.\n2"2\n.2.'
-    assert draw_solution(grid, [[0, 1, 2, 1, 1], [1, 0, 1, 2, 1]]) == ".2.\n2+2\n.2."
+    assert draw_solution(grid, [[0, 1, 2, 1, 2], [1, 0, 1, 2, 0]]) == '. 2 .\n2 " 2\n. 2 .'
+    assert draw_solution(grid, [[0, 1, 2, 1, 1], [1, 0, 1, 2, 1]]) == ". 2 .\n2-+-2\n. 2 ."
+
+
+# Issue 16: two neighbouring islands had no cell between them, so their bridge was not drawn at all.
+def test_bridges_between_touching_islands_are_drawn():
+    row = np.array([[2, 3, 0, 1]])
+    assert draw_solution(row, [[0, 0, 0, 1, 2], [0, 1, 0, 3, 1]]) == "2=3---1"
+    assert draw_solution(row, []) == "2 3 . 1"
+    column = row.T  # rows spread too, only because two islands touch vertically
+    assert draw_solution(column, [[0, 0, 1, 0, 2], [1, 0, 3, 0, 1]]) == '2\n"\n3\n|\n|\n|\n1'
+    assert draw_solution(column, [[0, 0, 1, 0, 1]]) == "2\n|\n3\n\n.\n\n1"
+    square = np.array([[4, 3], [3, 4]])
+    drawn = draw_solution(square, [[0, 0, 0, 1, 2], [0, 0, 1, 0, 2], [0, 1, 1, 1, 1], [1, 0, 1, 1, 1]])
+    assert drawn == '4=3\n" |\n3-4'
+
+
+def test_drawing_of_a_solved_coelho_grid_shows_every_bridge():
+    from gpu_sa.exact import hashi as exact
+
+    grid = parse((DATA / "hashi_coelho_100_001.has").read_text())[0].grid
+    bridges = exact.solve(grid).solution
+    lines = draw_solution(grid, bridges).split("\n")
+    assert ((grid[1:] > 0) & (grid[:-1] > 0)).any()  # islands touch vertically: rows are spread too
+    assert len(lines) == 31 and max(map(len, lines)) == 31
+    glyphs = {(True, 1): "-", (True, 2): "=", (False, 1): "|", (False, 2): '"'}
+    for r1, c1, r2, c2, count in bridges:  # the character just after the first island is the bridge
+        y, x = (2 * r1, 2 * c1 + 1) if r1 == r2 else (2 * r1 + 1, 2 * c1)
+        assert lines[y][x] == glyphs[r1 == r2, count]
+        assert lines[2 * r1][2 * c1] == str(grid[r1, c1]) and lines[2 * r2][2 * c2] == str(grid[r2, c2])
 
 
 def test_draw_solution_rejects_impossible_bridges():
@@ -198,3 +227,33 @@ def test_draw_solution_rejects_impossible_bridges():
         draw_solution(SMALL, [[0, 0, 0, 3, 3]])
     with pytest.raises(ValueError, match="runs through the island"):
         draw_solution(np.array([[1, 1, 1]]), [[0, 0, 0, 2, 1]])
+
+
+HAS = "3 4 4\n2 0 0 1\n0 0 0 0\n3 0 0 2\n"  # SMALL in the has format
+
+
+# Issue 16: a has file with one problem is still read as has, and the error names the token.
+@pytest.mark.parametrize("text, match", [
+    (HAS.replace("2 0 0 1", "2 0 . 1"), r"^p\.txt:2:5: bad number '\.' \(0 = water, 1..8 = island\)$"),
+    (HAS.replace("2 0 0 1", "2 0 0.0 1"), r"^p\.txt:2:5: bad number '0\.0' \(0 = water, 1..8 = island\)$"),
+    (HAS.replace("2 0 0 1", "2 0 ０ 1"), r"^p\.txt:2:5: bad number '０': write '0' \(only ASCII is read\)$"),
+    (HAS.replace("2 0 0 1", "2 0 -1 1"), r"^p\.txt:2:5: bad number '-1' \(0 = water, 1..8 = island\)$"),
+    (HAS.replace("3 4 4", "3 4"), r"^p\.txt:1: bad header '3 4': expected three positive integers"),
+    (HAS.split("\n", 1)[1], r"^p\.txt:1: bad header '2 0 0 1': expected three positive integers 'rows cols islands' "
+                            r"\(a grid of numbers with 0 for water is the has format"),
+    ("1 99999999999 1\n1 0\n", r"^p\.txt:1: a 99999999999x1 grid \(width x height\) has 99,999,999,999 cells"),
+    ("2..1\n....\n3..２\n", r"^p\.txt:3:4: bad character '２': write '2' \(only ASCII is read\)$"),
+    ("99999x99999:zzz\n", r"^p\.txt:1: a 99999x99999 grid"),
+    (URL + "99999/99999/zzz\n", r"^p\.txt:1: a 99999x99999 grid"),
+])
+def test_hostile_input(text, match):
+    with pytest.raises(PuzzleError, match=match) as error:
+        parse(text, "p.txt")
+    one_line(error)
+
+
+def test_byte_order_mark_and_comments_are_accepted():
+    noted = "\ufeff" + HAS.replace("\n", "   # rows cols islands\n", 1)
+    assert parse(noted)[0].fmt == "has"
+    np.testing.assert_array_equal(parse(noted)[0].grid, SMALL)
+    np.testing.assert_array_equal(parse("\ufeff2..1\n....\n3..2 # r3\n")[0].grid, SMALL)

@@ -220,3 +220,28 @@ def test_draw_solution_wide_clues_and_broken_states():
         draw_solution(np.array([[1]]), [[0, 0, 0, 0]] * 2)
     with pytest.raises(ValueError, match="not inside the 1x1 grid"):
         draw_solution(np.array([[1]]), [[0, 0, 0, 1]])
+
+
+# Issue 16: bad input gets one line naming where and what, never a traceback or a guess.
+@pytest.mark.parametrize("text, match", [
+    ("\ufeff2 .\n. 2\n", None),  # a byte-order mark: read as if it were not there
+    ("2 . # first row\n. 2\n", None),  # a trailing comment
+    ("２ .\n. 2\n", r"^p\.txt:1:1: clue '２' is not a number: write '2' \(only ASCII is read\)$"),
+    ("2.0 .\n. 2\n", r"^p\.txt:1:1: clue '2.0' is not a number \(a clue is a positive integer written in ASCII digits"),
+    ("99999999999999999999 .\n. 2\n", r"^p\.txt:1:1: clue 99999999999999999999 is larger than any grid accepted "
+                                      r"\(1,000,000 cells\)$"),  # was an OverflowError traceback
+    ("2x1:99999999999999999999a\n", r"^p\.txt:1:5: number 99999999999999999999 is larger than any grid accepted"),
+    ("2x1:２a\n", r"^p\.txt:1:5: bad character '２' in the description: write '2'"),
+    ("4x3:2b4_1_2²1b2\n", r"^p\.txt:1:12: bad character '²' in the description: write '2'"),  # found by bench/fuzz.py
+    ("99999x99999:zzz\n", r"^p\.txt:1: a 99999x99999 grid \(width x height\) has 9,999,800,001 cells; at most "
+                          r"1,000,000 are accepted$"),  # was a MemoryError traceback
+    (URL + "99999/99999/zzz\n", r"^p\.txt:1: a 99999x99999 grid"),
+    ("7x7#12345\n", r"^p\.txt:1: '7x7#12345' is a random-seed ID \(WxH#seed\)"),
+])
+def test_hostile_input(text, match):
+    if match is None:
+        np.testing.assert_array_equal(parse(text, "p.txt")[0].clues, [[2, 0], [0, 2]])
+        return
+    with pytest.raises(PuzzleError, match=match) as error:
+        parse(text, "p.txt")
+    one_line(error)

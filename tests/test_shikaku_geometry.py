@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from cpu_ref.exact import milp
-from cpu_ref.exact import shikaku as exact
+from gpu_sa.exact import milp
+from gpu_sa.exact import shikaku as exact
 from gpu_sa.puzzles.shikaku.generate import generate
 from gpu_sa.puzzles.shikaku.geometry import geometry
 

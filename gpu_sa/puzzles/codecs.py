@@ -3,7 +3,10 @@ and the line/block splitting every format's reader starts from (``blocks``, ``sp
 
 A decoded grid is a flat, row-major int64 array with ``EMPTY`` (-1) for a cell without a
 number. Every decoder raises ``PuzzleError`` whose message starts with ``where`` and, for a
-problem at one character, the 1-based column of that character in the line.
+problem at one character, the 1-based column of that character in the line. The size in a game
+ID or URL goes through ``limits.check_cells`` before any array is allocated (a few bytes such as
+``99999x99999:z`` describe ten billion cells), and a number too large for any accepted grid is
+refused before it reaches an int64 array.
 
 Tatham game IDs (Simon Tatham's Portable Puzzle Collection, ``rect.c`` and ``bridges.c``)::
 
@@ -38,17 +41,22 @@ puzz.link / pzv.jp URLs (pzprjs, ``src/puzzle/Encode.js`` ``genericDecodeNumber1
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Optional, Tuple
 
 import numpy as np
 
-from .errors import PuzzleError
+from .. import limits
+from .errors import PuzzleError, PuzzleTooLarge
 
 EMPTY = -1     # a cell without a number
 UNKNOWN = -2   # pzprjs '.': a number shown as "?"
 
 # --- lines of a puzzle file -------------------------------------------------------------------
+
+BOM = "\ufeff"
+_COMMENT = re.compile(r"(?:^|(?<=\s))#.*")
 
 
 @dataclass(frozen=True)
@@ -59,18 +67,25 @@ class SourceLine:
 
 
 def blocks(text: str) -> Iterator[list[SourceLine]]:
-    """Runs of non-blank lines separated by blank lines; ``#`` comment lines are dropped."""
+    """Runs of non-blank lines separated by blank lines, without comments.
+
+    ``#`` at the start of a line or after a blank starts a comment that runs to the end of the line;
+    a line that is only a comment is dropped and separates nothing. A byte-order mark (U+FEFF) at the
+    start of a line is dropped: editors write one at the start of a UTF-8 file, and concatenated files
+    carry it into the middle; columns count from the character after it.
+    """
     block = []
     for number, raw in enumerate(text.splitlines(), start=1):
-        content = raw.strip()
-        if content.startswith("#"):
-            continue
-        if not content:
+        raw = raw.lstrip(BOM)
+        if not raw.strip():
             if block:
                 yield block
             block = []
             continue
-        block.append(SourceLine(number, content, len(raw) - len(raw.lstrip())))
+        raw = _COMMENT.sub("", raw)
+        content = raw.strip()
+        if content:
+            block.append(SourceLine(number, content, len(raw) - len(raw.lstrip())))
     if block:
         yield block
 
@@ -108,8 +123,9 @@ def one_line_format(content: str, puzzlink_names: Iterable[str]) -> Optional[str
 
 # --- Simon Tatham's run-length descriptions --------------------------------------------------
 
-_TATHAM_ID = re.compile(r"^(\d+)x(\d+)([^:]*):(.*)$")
-_TATHAM_PREFIX = re.compile(r"^\d+x\d+[^:]*:")
+_TATHAM_ID = re.compile(r"^(\d+)x(\d+)([^:]*):(.*)$", re.ASCII)
+_TATHAM_PREFIX = re.compile(r"^\d+x\d+[^:#\s]*[:#]", re.ASCII)  # a game ID, or a random-seed ID (WxH#seed)
+_TATHAM_SEED_ID = re.compile(r"^\d+x\d+[^:#]*#", re.ASCII)
 TATHAM_RUN = 26  # 'a'..'z'
 
 # read_value(text, i) -> (value or None for a no-op character, characters used), or None when
@@ -124,12 +140,16 @@ def _at(where: str, column: int) -> str:
 def split_tatham_id(line: str, where: str) -> tuple[int, int, str, int]:
     """``(rows, cols, description, 1-based column where the description starts)`` of a game ID."""
     match = _TATHAM_ID.match(line)
+    if not match and _TATHAM_SEED_ID.match(line):
+        raise PuzzleError(f"{where}: {shorten(line)!r} is a random-seed ID (WxH#seed), which only Tatham's "
+                          f"generator can turn into a puzzle; give the game ID (WxH:description)")
     if not match:
         raise PuzzleError(f"{where}: not a Tatham game ID: expected WxH:description (width x height, "
-                          f"then ':'), got {_shorten(line)!r}")
+                          f"then ':'), got {shorten(line)!r}")
     cols, rows = int(match.group(1)), int(match.group(2))
     if rows <= 0 or cols <= 0:
         raise PuzzleError(f"{where}: grid size {cols}x{rows}: width and height must be positive")
+    limits.check_cells(rows, cols, where, error=PuzzleTooLarge)
     return rows, cols, match.group(4), match.start(4) + 1
 
 
@@ -149,8 +169,12 @@ def decode_runs(description: str, cells: int, read_value: ValueReader, where: st
         else:
             token = read_value(description, i)
             if token is None:
-                raise PuzzleError(f"{_at(where, column + i)}: bad character {symbol!r} in the description")
+                raise PuzzleError(f"{_at(where, column + i)}: bad character {symbol!r} in the description"
+                                  f"{lookalike_note(symbol)}")
             value, length = token
+            if value is not None and value > limits.MAX_GRID_CELLS:  # and a 30-digit one would not fit int64
+                raise PuzzleError(f"{_at(where, column + i)}: number {value} is larger than any grid accepted "
+                                  f"({limits.MAX_GRID_CELLS:,} cells)")
             if value is not None:
                 if cell < cells:
                     values[cell] = value
@@ -199,7 +223,7 @@ _NUMBER16_RANGES = (  # (upper bound exclusive, prefix, digits, offset), in writ
     (16, "", 1, 0), (256, "-", 2, 0), (4096, "+", 3, 0), (8192, "=", 3, 4096),
     (12240, "%", 3, 8192), (77776, "*", 4, 12240), (77776 + 16 ** 5, "$", 5, 77776))
 NUMBER16_MAX = _NUMBER16_RANGES[-1][0] - 1
-_SIGNED_INTEGER = re.compile(r"^[-+]?\d+$")
+_SIGNED_INTEGER = re.compile(r"^[-+]?\d+$", re.ASCII)
 
 
 def looks_like_puzzlink(line: str, names: Iterable[str]) -> bool:
@@ -216,17 +240,18 @@ def split_puzzlink_url(line: str, names: Iterable[str], where: str) -> tuple[int
     parts = line[start:].split("/")
     if parts[0] not in names:
         raise PuzzleError(f"{where}: not a puzz.link URL of {' or '.join(names)}: expected "
-                          f"https://puzz.link/p?{names[0]}/W/H/BODY, got {_shorten(line)!r}")
+                          f"https://puzz.link/p?{names[0]}/W/H/BODY, got {shorten(line)!r}")
     fields = 1
     if len(parts) > 1 and not _SIGNED_INTEGER.match(parts[1]):
         fields = 2  # pzprjs parser.js: a first segment that is not a number is a flag before the size
     if len(parts) < fields + 3:
         raise PuzzleError(f"{where}: bad size: expected {parts[0]}/W/H/BODY after the '?', got "
-                          f"{_shorten(line[start:])!r}")
+                          f"{shorten(line[start:])!r}")
     width, height = parts[fields], parts[fields + 1]
     for label, text in (("width", width), ("height", height)):
-        if not text.isdigit() or int(text) <= 0:
+        if not (text.isascii() and text.isdigit()) or int(text) <= 0:
             raise PuzzleError(f"{where}: bad size: {label} {text!r} is not a positive integer")
+    limits.check_cells(int(height), int(width), where, error=PuzzleTooLarge)
     body_column = start + sum(len(part) + 1 for part in parts[:fields + 2]) + 1
     return int(height), int(width), "/".join(parts[fields + 2:]), body_column
 
@@ -275,7 +300,8 @@ def decode_number16(body: str, cells: int, where: str, column: int = 1) -> np.nd
                                   f"digits, got {code!r}")
             values[cell], length = int(code, 16) + offset, 1 + digits
         else:
-            raise PuzzleError(f"{_at(where, column + i)}: bad character {symbol!r} in the puzz.link body")
+            raise PuzzleError(f"{_at(where, column + i)}: bad character {symbol!r} in the puzz.link body"
+                              f"{lookalike_note(symbol)}")
         cell += 1
         i += length
     if cell < cells:
@@ -317,5 +343,12 @@ def puzzlink_url(name: str, rows: int, cols: int, body: str) -> str:
     return f"https://puzz.link/p?{name}/{cols}/{rows}/{body}"
 
 
-def _shorten(text: str, limit: int = 60) -> str:
+def lookalike_note(text: str) -> str:
+    """``": write '12' (only ASCII is read)"`` when ``text`` is a compatibility form (full-width digits,
+    superscripts) of ASCII text, else ``""``: such input is refused, never silently converted."""
+    plain = unicodedata.normalize("NFKC", text)
+    return f": write {plain!r} (only ASCII is read)" if plain != text and plain.isascii() else ""
+
+
+def shorten(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."

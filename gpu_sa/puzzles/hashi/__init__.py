@@ -9,7 +9,9 @@ never crossing; each island's number is its count of bridges. Behind the puzzle 
   puzzle.write(values, fmt)  -> a drawing of a chain's state
   puzzle.answer(values)      -> the JSON form of a state: the bridges
   puzzle.check(values)       -> rule violations, from the independent validator (connectivity included)
-  puzzle.count_solutions(limit=, time_limit=) -> the ILP's answer (lazy connectivity cuts)
+  puzzle.count_solutions(limit=, time_limit=, seed=) -> the ILP's answer (lazy connectivity cuts)
+  puzzle.contradiction()     -> why the puzzle has no solution when cheap checks prove it, else None
+  puzzle.contradicts()       -> contradiction() is not None
 """
 from __future__ import annotations
 
@@ -23,17 +25,34 @@ from cpu_ref import hashi as bridge_reference
 from ... import validate
 from ..errors import PuzzleError
 from ..ilp import ExactAnswer, exact_answer
-from ..move import AnnealMove, smallest_unsigned
+from ...moves import AnnealMove, smallest_unsigned
+from ..spec import ANNEAL, Integer, Method, Option, Real, Size
 from . import bridge
 from .formats import FORMATS
 from .formats import write as write_puzzle
 from .geometry import HashiGeometry, geometry
 
 KIND = "hashi"
+SUMMARY = "Hashiwokakero (seed 004): bridges joining every island into one network"
+FORMAT_HELP = {
+    "has": "Coelho et al. files: 'rows cols islands' then the grid, 0 = water",
+    "plain": "digits 1-8 are islands, '.' water",
+    "tatham": "Simon Tatham's bridges game ID 'WxH...:...'",
+    "puzzlink": "https://puzz.link/p?hashi/W/H/...",
+}
 MOVES = ("bridge",)
 DEFAULT_MOVE = "bridge"
-METHODS = ("anneal", "ilp")
+METHODS = (ANNEAL, Method("ilp", "the seed's integer program, solved exactly by SciPy's HiGHS", exact=True))
 OUTPUT_FORMATS = ("pretty",)  # a solution is drawn; the puzzle formats cannot hold one
+COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.apps.generate:instances"}
+OPTIONS = (
+    Option("--size", "grid size, e.g. 10x10 or 9x16 (required)", Size(min_cells=2), commands=("generate",),
+           required=True, purpose="grid size; Hashiwokakero needs room for 2 islands"),
+    Option("--unique", "keep only puzzles with exactly one solution (checked by the ILP with a no-good cut)",
+           commands=("generate",)),
+    Option("--islands", "islands wanted (default: about a quarter of the cells, capped at 100)", Integer(2),
+           purpose="islands; at least 2", commands=("generate",)),
+)
 # Measured on Coelho et al. instances of 200 and 300 islands (bench/RESULTS.md, "hashi schedule sweep"):
 # a geometric law over plateaus of one move per movable edge.
 SCHEDULE_DEFAULTS = (0.5, 0.05, 1000)
@@ -55,15 +74,18 @@ class Hashi:
     def geometry(self) -> HashiGeometry:
         return geometry(self.grid, self.label)
 
-    def move(self, name: str = DEFAULT_MOVE) -> AnnealMove:
+    def move(self, name: str = DEFAULT_MOVE, *, propagate: bool = True) -> AnnealMove:
+        """The annealer's view of the puzzle. Its candidate pruning is part of the geometry every
+        answer is read against, so it is always on: ``propagate`` changes nothing here."""
         if name not in MOVES:
             raise ValueError(f"unknown move {name!r} for hashi; choose from {', '.join(MOVES)}")
         geo = self.geometry
-        edges, islands, movable = bridge.tables(geo)
+        tables = bridge.tables(geo)
+        edges, movable = tables.edges[0], tables.movable[0]
         most_crossings = int(edges[:, 2].max()) if edges.size else 0
         return AnnealMove(
-            name="bridge", build=bridge.build, reference=bridge_reference, tables=(edges, islands, movable),
-            n_values=geo.islands, config_size=max(1, edges.shape[0]), counts_size=3 * geo.islands,
+            name="bridge", kernel=bridge, reference=bridge_reference, tables=tables,
+            config_size=max(1, edges.shape[0]), counts_size=3 * geo.islands,
             max_delta=5 + most_crossings, plateau_length=max(1, movable.shape[0]),
             max_cost=float(geo.values.sum() + geo.crossings.shape[0]),
             log_states=max(1.0, float(np.log(movable[:, 1] + 1.0).sum())),
@@ -104,17 +126,26 @@ class Hashi:
         """What ``--dump-states`` stores beside the states: the grid."""
         return {"grid": self.grid}
 
-    def count_solutions(self, *, limit: int = 2, time_limit: float | None = None, max_nodes=None) -> ExactAnswer:
+    def count_solutions(self, *, limit: int = 2, time_limit: float | None = None, max_nodes=None,
+                        seed: int | None = None) -> ExactAnswer:
         """Connected solutions counted up to ``limit`` by the ILP with lazy connectivity cuts (HiGHS)."""
-        from cpu_ref.exact import hashi as exact
+        from gpu_sa.exact import hashi as exact
 
-        return exact_answer(exact.solve(self.grid, limit=limit, time_limit=time_limit), self.values_of)
+        return exact_answer(exact.solve(self.grid, limit=limit, time_limit=time_limit,
+                                        seed=0 if seed is None else seed), self.values_of)
 
     def check(self, values) -> list[str]:
         return validate.hashi_violations(self.grid.tolist(), self.solution(values))
 
+    def contradiction(self) -> str | None:
+        """Why the puzzle has no solution when a cheap check proves it (``feasibility``: parity, bridge
+        count, reach, components, the linear relaxation), else None."""
+        from .feasibility import contradiction
+
+        return contradiction(self.geometry)
+
     def contradicts(self) -> bool:
-        return False
+        return self.contradiction() is not None
 
 
 def default_islands(rows: int, cols: int) -> int:
@@ -122,8 +153,7 @@ def default_islands(rows: int, cols: int) -> int:
     return max(2, min(100, rows * cols // 4))
 
 
-def generate_puzzle(rows: int, cols: int, *, seed, unique: bool = False, islands: int | None = None, depth=None,
-                    merge_iterations=None):
+def generate_puzzle(rows: int, cols: int, *, seed, unique: bool = False, islands: int | None = None):
     """(grid, bridges) with exactly ``islands`` islands by the seed's generator; ValueError when none can be made."""
     from .generate import GenerationFailed, generate
 
@@ -140,4 +170,5 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Hashi]:
     return [Hashi(grid=g.grid, fmt=g.fmt, source=g.source, line=g.line) for g in parse_grids(text, source, fmt)]
 
 
-__all__ = ["Hashi", "parse", "PuzzleError", "MOVES", "KIND", "FORMATS", "write_puzzle", "generate_puzzle"]
+__all__ = ["Hashi", "parse", "PuzzleError", "MOVES", "KIND", "FORMATS", "write_puzzle", "generate_puzzle", "SUMMARY",
+           "FORMAT_HELP", "METHODS", "COMMANDS", "OPTIONS"]

@@ -33,11 +33,15 @@ Formats (``fmt``):
 
                 https://puzz.link/p?hashi/4/3/2h1j3h2
 
-  auto      a block whose first line is three integers and which has no ``.`` is ``has``;
-            otherwise per line: a puzz.link URL, a Tatham ID (``^\\d+x\\d+[^:]*:``), else rows of
-            a plain block.
+  auto      a block is ``has`` when its first line is three integers and it has no ``.``, or when a
+            row of spaced numbers holds a ``0`` or a number of two characters (so a has file with
+            one bad token is read as has, and the error names that token); otherwise per line: a
+            puzz.link URL, a Tatham ID (``^\\d+x\\d+[^:]*:``), else rows of a plain block.
 
-``#`` starts a comment line. Every puzzle goes through ``geometry.check_grid``.
+``#`` at the start of a line or after a blank starts a comment; a byte-order mark is ignored
+(``codecs.blocks``). Numbers are ASCII digits: a full-width ``２`` is refused with the ASCII spelling in
+the message. Every puzzle goes through ``limits.check_cells`` (at most a million cells) and
+``geometry.check_grid``.
 """
 from __future__ import annotations
 
@@ -46,14 +50,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import limits
 from .. import codecs
-from ..errors import PuzzleError
+from ..errors import PuzzleError, PuzzleTooLarge
 from .geometry import MAX_VALUE, check_grid
 
 FORMATS = ("has", "plain", "tatham", "puzzlink")
 PUZZLINK_NAMES = ("hashi", "hashikake", "bridges")  # pzprjs: pzprurl, pid, alias
 _TATHAM_VALUES = "123456789ABCDEFG"  # 1..16
 _INTEGER = re.compile(r"^[0-9]+$")
+_NUMBER_LIKE = re.compile(r"^[-+]?\d+(?:[.,]\d*)?$")
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,8 +91,16 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[ParsedH
 
 
 def _looks_like_has(block):
+    """A header of three integers over a grid without '.', or a row of spaced numbers holding a 0 or a number of
+    two characters or more: neither can be plain, whose spaced cells are single characters and never 0."""
     header = block[0].content.split()
-    return len(header) == 3 and all(_INTEGER.match(t) for t in header) and not any("." in l.content for l in block)
+    if len(header) == 3 and all(_INTEGER.match(t) for t in header) and not any("." in l.content for l in block):
+        return True
+    for line in block[1:]:
+        tokens = line.content.split()
+        if len(tokens) >= 2 and any(_NUMBER_LIKE.match(t) and (t == "0" or len(t) >= 2) for t in tokens):
+            return True
+    return False
 
 
 def _tokens(line):
@@ -99,9 +113,11 @@ def _parse_has(block, source):
     where = f"{source}:{header_line.number}"
     header = header_line.content.split()
     if len(header) != 3 or not all(_INTEGER.match(t) and int(t) > 0 for t in header):
-        raise PuzzleError(f"{where}: bad header {header_line.content!r}: expected three positive integers "
-                          f"'rows cols islands'")
+        raise PuzzleError(f"{where}: bad header {codecs.shorten(header_line.content)!r}: expected three positive "
+                          f"integers 'rows cols islands' (a grid of numbers with 0 for water is the has format, "
+                          f"which starts with that header)")
     rows, cols, islands = map(int, header)
+    limits.check_cells(rows, cols, where, error=PuzzleTooLarge)
     if len(grid_lines) != rows:
         raise PuzzleError(f"{where}: the header says {rows} rows, {len(grid_lines)} follow")
     grid = np.zeros((rows, cols), dtype=np.int64)
@@ -112,8 +128,8 @@ def _parse_has(block, source):
                               f"the header says {cols} columns")
         for c, (column, token) in enumerate(tokens):
             if not _INTEGER.match(token):
-                raise PuzzleError(f"{source}:{line.number}:{column}: bad number {token!r} (0 = water, "
-                                  f"1..{MAX_VALUE} = island)")
+                raise PuzzleError(f"{source}:{line.number}:{column}: bad number {token!r}" + (
+                    codecs.lookalike_note(token) or f" (0 = water, 1..{MAX_VALUE} = island)"))
             if int(token) > MAX_VALUE:
                 raise PuzzleError(f"{source}:{line.number}:{column}: island value {token}; values are "
                                   f"0 (water) and 1..{MAX_VALUE}")
@@ -145,7 +161,8 @@ def _plain_cell(symbol, source, number, column):
     if symbol == "0":
         raise PuzzleError(f"{where}: island with value 0; an island needs 1..{MAX_VALUE} bridges ('.' is water)")
     if symbol not in "123456789":
-        raise PuzzleError(f"{where}: bad character {symbol!r} (islands are 1..{MAX_VALUE}, '.' is water)")
+        raise PuzzleError(f"{where}: bad character {symbol!r}" + (
+            codecs.lookalike_note(symbol) or f" (islands are 1..{MAX_VALUE}, '.' is water)"))
     if int(symbol) > MAX_VALUE:
         raise PuzzleError(f"{where}: island value {symbol}; values are 1..{MAX_VALUE}")
     return int(symbol)
@@ -172,6 +189,7 @@ def _parse_puzzlink(lines, source):
 
 
 def _checked(grid, fmt, source, line):
+    limits.check_cells(*grid.shape, f"{source}:{line}", error=PuzzleTooLarge)
     check_grid(grid, f"{source}:{line}")
     grid = grid.astype(np.int32)
     grid.setflags(write=False)
@@ -198,17 +216,26 @@ def write(grid: np.ndarray, fmt: str) -> str:
 
 
 def draw_solution(grid: np.ndarray, bridges) -> str:
-    """The solved grid in Tatham's text style: islands as digits, ``.`` water, ``-``/``|`` single
-    and ``=``/``"`` double bridges. ``bridges`` are ``[r1, c1, r2, c2, count]`` (0-based, count
-    0..2, 0 = none); two bridges crossing in a cell show ``+``::
+    """The solved grid in Tatham's text style, spread out so that a bridge between neighbouring islands
+    has room: islands as digits, ``.`` water, ``-``/``|`` single and ``=``/``"`` double bridges, ``+``
+    where two bridges cross (an unfinished state still draws). ``bridges`` are ``[r1, c1, r2, c2, count]``
+    (0-based, count 0..2, 0 = none).
 
-        2--1
-        |...
-        3==2
+    Cells sit two columns apart, with a blank column between them; rows are spread the same way only
+    when two islands touch vertically (terminal characters are about twice as tall as wide)::
+
+        2-----1          2 . 1          3=3
+        | . . .                         "
+        3=====2                         2
     """
     grid = np.asarray(grid)
     rows, cols = grid.shape
-    picture = [["." if v <= 0 else str(int(v)) for v in row] for row in grid]
+    islands = grid > 0
+    row_step = 2 if (islands[1:] & islands[:-1]).any() else 1
+    picture = [[" "] * (2 * cols - 1) for _ in range((rows - 1) * row_step + 1)]
+    for r in range(rows):
+        for c in range(cols):
+            picture[r * row_step][2 * c] = "." if grid[r, c] <= 0 else str(int(grid[r, c]))
     symbols = {(True, 1): "-", (True, 2): "=", (False, 1): "|", (False, 2): '"'}
     for bridge in np.asarray(bridges, dtype=np.int64).reshape(-1, 5):
         r1, c1, r2, c2, count = (int(v) for v in bridge)
@@ -222,10 +249,15 @@ def draw_solution(grid: np.ndarray, bridges) -> str:
         if (r1 == r2) == (c1 == c2):
             raise ValueError(f"bridge {bridge.tolist()} is neither horizontal nor vertical")
         horizontal = r1 == r2
-        path = ([(r1, c) for c in range(min(c1, c2) + 1, max(c1, c2))] if horizontal
-                else [(r, c1) for r in range(min(r1, r2) + 1, max(r1, r2))])
-        for r, c in path:
+        cells = ([(r1, c) for c in range(min(c1, c2) + 1, max(c1, c2))] if horizontal
+                 else [(r, c1) for r in range(min(r1, r2) + 1, max(r1, r2))])
+        for r, c in cells:
             if grid[r, c] > 0:
                 raise ValueError(f"bridge {bridge.tolist()} runs through the island at (r{r}, c{c})")
-            picture[r][c] = symbols[horizontal, count] if picture[r][c] == "." else "+"
-    return "\n".join("".join(row) for row in picture)
+        if horizontal:
+            path = [(r1 * row_step, x) for x in range(2 * min(c1, c2) + 1, 2 * max(c1, c2))]
+        else:
+            path = [(y, 2 * c1) for y in range(min(r1, r2) * row_step + 1, max(r1, r2) * row_step)]
+        for y, x in path:
+            picture[y][x] = symbols[horizontal, count] if picture[y][x] in " ." else "+"
+    return "\n".join("".join(line).rstrip() for line in picture)

@@ -77,17 +77,24 @@ def geometry(grid: np.ndarray, where: str = "<input>") -> HashiGeometry:
         for island in (a, b):
             incident[island, degree[island]] = e
             degree[island] += 1
-    horizontal = [e for e, (a, b) in enumerate(edges) if cells[a, 0] == cells[b, 0]]
-    vertical = [e for e, (a, b) in enumerate(edges) if cells[a, 1] == cells[b, 1]]
-    crossings = []
-    for e in horizontal:
-        a, b = edges[e]
-        row, left, right = cells[a, 0], cells[a, 1], cells[b, 1]
-        for f in vertical:
-            p, q = edges[f]
-            column, top, bottom = cells[p, 1], cells[p, 0], cells[q, 0]
-            if left < column < right and top < row < bottom:
-                crossings.append((e, f))
     return HashiGeometry(rows=rows, cols=cols, cells=cells.astype(np.int32),
                          values=grid[cells[:, 0], cells[:, 1]].astype(np.int32), edges=edges,
-                         crossings=np.asarray(crossings, dtype=np.int32).reshape(-1, 2), incident=incident)
+                         crossings=_crossings(cells, edges), incident=incident)
+
+
+def _crossings(cells: np.ndarray, edges: np.ndarray, block: int = 1 << 22) -> np.ndarray:
+    """(X, 2) int32 pairs (horizontal e, vertical f) that cross, e ascending then f ascending:
+    every horizontal edge against every vertical one, ``block`` pairs at a time."""
+    a, b = cells[edges[:, 0]], cells[edges[:, 1]]
+    horizontal = np.flatnonzero(a[:, 0] == b[:, 0])
+    vertical = np.flatnonzero(a[:, 1] == b[:, 1])
+    row, left, right = a[horizontal, 0, None], a[horizontal, 1, None], b[horizontal, 1, None]
+    column, top, bottom = a[vertical, 1], a[vertical, 0], b[vertical, 0]
+    found = [np.zeros((0, 2), dtype=np.int32)]
+    step = max(1, block // max(1, len(vertical)))
+    for start in range(0, len(horizontal), step):
+        part = slice(start, start + step)
+        meet = ((left[part] < column) & (column < right[part]) & (top < row[part]) & (row[part] < bottom))
+        e, f = np.nonzero(meet)  # row-major: the order of the nested loops this replaces
+        found.append(np.stack([horizontal[start + e], vertical[f]], axis=1).astype(np.int32))
+    return np.concatenate(found)

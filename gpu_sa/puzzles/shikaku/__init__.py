@@ -7,7 +7,9 @@ Behind the puzzle interface (see ``gpu_sa.puzzles``):
   puzzle.write(values, fmt)  -> text of a chain's state (``pretty``: a drawing; else the puzzle's format)
   puzzle.answer(values)      -> the JSON form of a state: the rectangles
   puzzle.check(values)       -> rule violations, from the independent validator
-  puzzle.count_solutions(limit=, time_limit=) -> the ILP's answer (scipy.optimize.milp)
+  puzzle.count_solutions(limit=, time_limit=, seed=) -> the ILP's answer (scipy.optimize.milp)
+  puzzle.contradiction()     -> why the puzzle has no solution when cheap checks prove it, else None
+  puzzle.contradicts()       -> contradiction() is not None
 """
 from __future__ import annotations
 
@@ -20,18 +22,36 @@ from cpu_ref import shikaku as rect_reference
 
 from ... import validate
 from ..errors import PuzzleError
-from ..ilp import ExactAnswer, exact_answer
-from ..move import AnnealMove, smallest_unsigned
+from ..ilp import ExactAnswer, exact_answer, relaxation_infeasible
+from ...moves import AnnealMove, smallest_unsigned
+from ..spec import ANNEAL, Integer, Method, Option, Real, Size
 from . import rect
 from .formats import FORMATS
 from .formats import write as write_puzzle
 from .geometry import ShikakuGeometry, geometry
 
 KIND = "shikaku"
+SUMMARY = "Shikaku (seed 004): cover the grid with rectangles, one clue each, clue = area"
+FORMAT_HELP = {
+    "plain": "rows of numbers, '.' or '0' empty",
+    "tatham": "Simon Tatham's rect game ID 'WxH:...'",
+    "puzzlink": "https://puzz.link/p?shikaku/W/H/...",
+}
 MOVES = ("rect",)
 DEFAULT_MOVE = "rect"
-METHODS = ("anneal", "ilp")
+METHODS = (ANNEAL, Method("ilp", "the seed's integer program, solved exactly by SciPy's HiGHS", exact=True))
 OUTPUT_FORMATS = ("pretty",)  # a solution is drawn; the puzzle formats cannot hold one
+COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.apps.generate:instances"}
+OPTIONS = (
+    Option("--size", "grid size, e.g. 10x10 or 9x16 (required)", Size(), purpose="grid size", commands=("generate",),
+           required=True),
+    Option("--unique", "keep only puzzles with exactly one solution (checked by the ILP with a no-good cut)",
+           commands=("generate",)),
+    Option("--depth", "the seed's recursion depth of the cuts (more depth, more rectangles; default: enough for "
+           "puzzle-like rectangles)", Integer(0), commands=("generate",)),
+    Option("--merge-iterations", "the seed's nbMergeIter, passes of random merges (default: the generator's)",
+           Integer(0), commands=("generate",)),
+)
 # Measured with bench/shikaku.py (bench/RESULTS.md): a geometric law over plateaus of one move per clue.
 SCHEDULE_DEFAULTS = (1.0, 0.05, 2000)
 
@@ -52,18 +72,21 @@ class Shikaku:
     def geometry(self) -> ShikakuGeometry:
         return geometry(self.clues, self.label)
 
-    def move(self, name: str = DEFAULT_MOVE) -> AnnealMove:
+    def move(self, name: str = DEFAULT_MOVE, *, propagate: bool = True) -> AnnealMove:
+        """The annealer's view of the puzzle. Its candidate pruning is part of the geometry every
+        answer is read against, so it is always on: ``propagate`` changes nothing here."""
         if name not in MOVES:
             raise ValueError(f"unknown move {name!r} for shikaku; choose from {', '.join(MOVES)}")
         geo = self.geometry
-        rectangles, clues, movable = rect.tables(geo)
-        counts = clues[:, 1].astype(np.float64)
+        tables = rect.tables(geo)
+        counts = tables.clues[0, :, 1].astype(np.float64)
+        movable = int(tables.n_movable[0])
         return AnnealMove(
-            name="rect", build=rect.build, reference=rect_reference, tables=(rectangles, clues, movable),
-            n_values=geo.cols, config_size=geo.clues, counts_size=geo.rows * geo.cols,
-            max_delta=int(geo.clue_values.max()), plateau_length=max(1, int(movable.size)),
+            name="rect", kernel=rect, reference=rect_reference, tables=tables,
+            config_size=geo.clues, counts_size=geo.rows * geo.cols,
+            max_delta=int(geo.clue_values.max()), plateau_length=max(1, movable),
             max_cost=float(geo.rows * geo.cols), log_states=max(1.0, float(np.log(counts).sum())),
-            has_free_variables=movable.size > 0, config_dtype=smallest_unsigned(int(counts.max()) - 1),
+            has_free_variables=movable > 0, config_dtype=smallest_unsigned(int(counts.max()) - 1),
             counts_dtype=smallest_unsigned(geo.clues), schedule_defaults=SCHEDULE_DEFAULTS)
 
     def solution(self, values) -> list[list[int]]:
@@ -94,21 +117,40 @@ class Shikaku:
         """What ``--dump-states`` stores beside the states: the clues."""
         return {"clues": self.clues}
 
-    def count_solutions(self, *, limit: int = 2, time_limit: float | None = None, max_nodes=None) -> ExactAnswer:
+    def count_solutions(self, *, limit: int = 2, time_limit: float | None = None, max_nodes=None,
+                        seed: int | None = None) -> ExactAnswer:
         """Solutions counted up to ``limit`` by the seed's integer program (HiGHS, no-good cuts to count)."""
-        from cpu_ref.exact import shikaku as exact
+        from gpu_sa.exact import shikaku as exact
 
-        return exact_answer(exact.solve(self.clues, limit=limit, time_limit=time_limit), self.values_of)
+        return exact_answer(exact.solve(self.clues, limit=limit, time_limit=time_limit,
+                                        seed=0 if seed is None else seed), self.values_of)
 
     def check(self, values) -> list[str]:
         return validate.shikaku_violations(self.clues.tolist(), self.solution(values))
 
+    def contradiction(self) -> str | None:
+        """Why the puzzle has no solution when a cheap check proves it, else None: a clue without a
+        rectangle that fits, the pruning rules (``geometry.prune``), the integer program's linear
+        relaxation. (Clues that do not sum to the area never get here: parsing rejects them.)"""
+        try:
+            geo = self.geometry
+        except PuzzleError as error:
+            return str(error).removeprefix(f"{self.label}: ")
+        if geo.contradiction is not None:
+            return geo.contradiction
+        from gpu_sa.exact import shikaku as exact
+
+        if relaxation_infeasible(exact.model_of(geo)):
+            return ("the integer program's linear relaxation is infeasible: the candidate rectangles cannot "
+                    "cover every cell once, even fractionally")
+        return None
+
     def contradicts(self) -> bool:
-        return False  # parsing already rejects clues without a candidate; the rest is the solvers' job
+        return self.contradiction() is not None
 
 
 def generate_puzzle(rows: int, cols: int, *, seed, unique: bool = False, depth: int | None = None,
-                    merge_iterations: int | None = None, islands=None):
+                    merge_iterations: int | None = None):
     """(clues, rectangles) by the seed's generator (``generate.generate``); ValueError when none can be made."""
     from .generate import GenerationFailed, generate
 
@@ -124,4 +166,5 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Shikaku
     return [Shikaku(clues=g.clues, fmt=g.fmt, source=g.source, line=g.line) for g in parse_grids(text, source, fmt)]
 
 
-__all__ = ["Shikaku", "parse", "PuzzleError", "MOVES", "KIND", "FORMATS", "write_puzzle", "generate_puzzle"]
+__all__ = ["Shikaku", "parse", "PuzzleError", "MOVES", "KIND", "FORMATS", "write_puzzle", "generate_puzzle", "SUMMARY",
+           "FORMAT_HELP", "METHODS", "COMMANDS", "OPTIONS"]

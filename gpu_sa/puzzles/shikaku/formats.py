@@ -30,7 +30,10 @@ Formats (``fmt``):
   auto      per line: a puzz.link URL (``puzz.link``, ``pzv.jp``, ``?shikaku/`` or starting
             ``shikaku/``), else a Tatham ID (``^\\d+x\\d+[^:]*:``), else rows of a plain block.
 
-``#`` starts a comment line. Every puzzle goes through ``geometry.check_clues``.
+``#`` at the start of a line or after a blank starts a comment; a byte-order mark is ignored
+(``codecs.blocks``). Numbers are ASCII digits: a full-width ``１２`` is refused with the ASCII spelling
+in the message. Every puzzle goes through ``limits.check_cells`` (at most a million cells) and
+``geometry.check_clues``.
 """
 from __future__ import annotations
 
@@ -39,8 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import limits
 from .. import codecs
-from ..errors import PuzzleError
+from ..errors import PuzzleError, PuzzleTooLarge
 from .geometry import check_clues
 
 FORMATS = ("plain", "tatham", "puzzlink")
@@ -90,9 +94,12 @@ def _parse_plain(rows, source):
 def _plain_clue(token, column, number, source):
     if token == ".":
         return 0
+    where = f"{source}:{number}:{column}"
     if not (token.isascii() and token.isdigit()):
-        raise PuzzleError(f"{source}:{number}:{column}: clue {token!r} is not a number "
-                          f"(a clue is a positive integer, '.' or '0' an empty cell)")
+        raise PuzzleError(f"{where}: clue {token!r} is not a number" + (codecs.lookalike_note(token) or
+                          " (a clue is a positive integer written in ASCII digits, '.' or '0' an empty cell)"))
+    if int(token) > limits.MAX_GRID_CELLS:  # also keeps a 30-digit clue out of the int64 grid
+        raise PuzzleError(f"{where}: clue {token} is larger than any grid accepted ({limits.MAX_GRID_CELLS:,} cells)")
     return int(token)
 
 
@@ -103,7 +110,7 @@ def _read_tatham_clue(description, i):
     if not "1" <= description[i] <= "9":
         return None
     end = i + 1
-    while end < len(description) and description[end].isdigit():
+    while end < len(description) and "0" <= description[end] <= "9":
         end += 1
     return int(description[i:end]), end - i
 
@@ -124,6 +131,7 @@ def _parse_puzzlink(lines, source):
 
 
 def _checked(grid, fmt, source, line):
+    limits.check_cells(*grid.shape, f"{source}:{line}", error=PuzzleTooLarge)
     check_clues(grid, f"{source}:{line}")
     clues = grid.astype(np.int32)
     clues.setflags(write=False)

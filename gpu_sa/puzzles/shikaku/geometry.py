@@ -15,8 +15,9 @@ is part of the determinism contract (a chain's state is candidate numbers).
 repeated until nothing changes: a cell inside every candidate of clue k belongs to k, so
 other clues' candidates covering it go; a cell that only clue k's candidates can cover
 must be covered by k, so k's candidates missing it go. Both annealer and ILP get the pruned
-lists (smaller search, same solutions). If the rules would empty a clue, the puzzle has no
-solution; the lists are then left unpruned, for the solvers to report it.
+lists (smaller search, same solutions). If the rules would empty a clue, leave a cell that no
+clue can cover or force one cell into two clues, the puzzle has no solution: the lists are then
+left unpruned and ``contradiction`` says why.
 """
 from __future__ import annotations
 
@@ -24,7 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import limits
 from ..errors import PuzzleError
+
+PRUNE_BYTES_PER_INCIDENCE = 96  # prune's int64 arrays per (candidate, cell) pair, with its temporaries
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,6 +39,7 @@ class ShikakuGeometry:
     clue_values: np.ndarray
     rectangles: np.ndarray
     first: np.ndarray
+    contradiction: str | None = None  # why pruning proved there is no solution (the lists are then whole)
 
     @property
     def clues(self) -> int:
@@ -60,46 +65,69 @@ def check_clues(clues: np.ndarray, where: str = "<input>") -> None:
         raise PuzzleError(f"{where}: the clues sum to {total}, not to the grid's area {rows}x{cols} = {area}")
 
 
-def prune(rectangles: np.ndarray, first: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rectangles, first) without candidates that no solution can use (the two rules above).
+def prune(rectangles: np.ndarray, first: np.ndarray, rows: int, cols: int,
+          clue_name=lambda k: f"clue {k + 1}") -> tuple[np.ndarray, np.ndarray, str | None]:
+    """(rectangles, first, contradiction): the lists without candidates that no solution can use (the
+    two rules above), and None; or, when the rules prove there is no solution, the lists unpruned and
+    the reason as a sentence (``clue_name(k)`` names clue k in it).
 
-    Sparse throughout: (candidate, cell) incidence pairs, and per clue and cell the count of
-    its live candidates covering the cell, so a 50x50 grid prunes in well under a second.
+    Sparse throughout: (candidate, cell) incidence pairs, and per (clue, cell) slot that some
+    candidate of the clue covers, the count of its live candidates covering the cell, so memory
+    grows with the candidates' total area, not with clues x cells.
     """
     clues = len(first) - 1
+    cells = rows * cols
     owner = np.repeat(np.arange(clues), np.diff(first))
     pair_candidate, pair_cell = [], []
     for j, (top, left, bottom, right) in enumerate(rectangles):
-        cells = np.add.outer(np.arange(top, bottom + 1) * cols, np.arange(left, right + 1)).ravel()
-        pair_candidate.append(np.full(cells.size, j))
-        pair_cell.append(cells)
+        covered = np.add.outer(np.arange(top, bottom + 1) * cols, np.arange(left, right + 1)).ravel()
+        pair_candidate.append(np.full(covered.size, j))
+        pair_cell.append(covered)
     pair_candidate, pair_cell = np.concatenate(pair_candidate), np.concatenate(pair_cell)
     pair_owner = owner[pair_candidate]
+    slot, pair_slot = np.unique(pair_owner * cells + pair_cell, return_inverse=True)
+    slot_owner, slot_cell = slot // cells, slot % cells
     alive = np.ones(len(rectangles), dtype=bool)
     while True:
         live = alive.sum()
-        cover = np.zeros((clues, rows * cols), dtype=np.int64)  # live candidates of clue k covering a cell
-        np.add.at(cover, (pair_owner, pair_cell), alive[pair_candidate])
+        cover = np.bincount(pair_slot, weights=alive[pair_candidate], minlength=len(slot))
         per_clue = np.bincount(owner[alive], minlength=clues)
-        coverers = (cover > 0).sum(axis=0)
-        forced = cover == per_clue[:, None]  # cells inside every live candidate of a clue
-        forcing = forced.sum(axis=0)
-        if (per_clue == 0).any() or (coverers == 0).any() or (forcing > 1).any():
-            return rectangles, first  # no solution: leave the lists whole, the solvers will say so
-        forced_by = np.where(forcing == 1, forced.argmax(axis=0), -1)
+        reached = cover > 0
+        coverers = np.bincount(slot_cell[reached], minlength=cells)  # clues whose live candidates reach a cell
+        forced = reached & (cover == per_clue[slot_owner])  # cells inside every live candidate of a clue
+        forcing = np.bincount(slot_cell[forced], minlength=cells)
+        reason = _contradiction(per_clue, coverers, forcing, slot_owner[forced], slot_cell[forced], cols, clue_name)
+        if reason is not None:
+            return rectangles, first, reason
+        forced_by = np.full(cells, -1)
+        forced_by[slot_cell[forced]] = slot_owner[forced]
         # rule 1: a candidate covering a cell forced by another clue
         clash = (forced_by[pair_cell] >= 0) & (forced_by[pair_cell] != pair_owner)
         alive &= np.bincount(pair_candidate, weights=clash, minlength=len(rectangles)) == 0
         # rule 2: a candidate missing a cell that only its clue can cover
-        needed = (cover > 0) & (coverers == 1)[None, :]
-        covered_needed = np.bincount(pair_candidate, weights=needed[pair_owner, pair_cell], minlength=len(rectangles))
-        alive &= covered_needed == needed.sum(axis=1)[owner]
+        needed = reached & (coverers[slot_cell] == 1)
+        covered_needed = np.bincount(pair_candidate, weights=needed[pair_slot], minlength=len(rectangles))
+        alive &= covered_needed == np.bincount(slot_owner, weights=needed, minlength=clues)[owner]
         if alive.sum() == live:
             break
     counts = np.bincount(owner[alive], minlength=clues)
-    if (counts == 0).any():
-        return rectangles, first
-    return rectangles[alive], np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    return rectangles[alive], np.concatenate([[0], np.cumsum(counts)]).astype(np.int32), None
+
+
+def _contradiction(per_clue, coverers, forcing, forced_owner, forced_cell, cols, clue_name):
+    """Why the pruning rules prove there is no solution, or None."""
+    def cell(index):
+        return f"r{index // cols + 1}c{index % cols + 1}"
+
+    for k in np.flatnonzero(per_clue == 0)[:1]:
+        return (f"{clue_name(k)} has no rectangle left: each one takes a cell that another clue must cover, "
+                f"or leaves out a cell that only this clue can reach")
+    for index in np.flatnonzero(coverers == 0)[:1]:
+        return f"no clue's rectangle can cover cell {cell(index)}"
+    for index in np.flatnonzero(forcing > 1)[:1]:
+        a, b = forced_owner[forced_cell == index][:2]
+        return f"cell {cell(index)} lies inside every rectangle of {clue_name(a)} and of {clue_name(b)}"
+    return None
 
 
 def geometry(clues: np.ndarray, where: str = "<input>", *, pruned: bool = True) -> ShikakuGeometry:
@@ -134,8 +162,14 @@ def geometry(clues: np.ndarray, where: str = "<input>", *, pruned: bool = True) 
         first.append(len(rectangles))
     rectangles = np.asarray(rectangles, dtype=np.int32).reshape(-1, 4)
     first = np.asarray(first, dtype=np.int32)
+    values = clues[cells[:, 0], cells[:, 1]]
+    contradiction = None
     if pruned:
-        rectangles, first = prune(rectangles, first, rows, cols)
+        incidences = int((values * np.diff(first)).sum())  # every candidate of a clue has the clue's area
+        limits.check_memory(incidences * PRUNE_BYTES_PER_INCIDENCE,
+                            f"{where}: pruning {len(rectangles):,} candidate rectangles ({incidences:,} cells in all)")
+        rectangles, first, contradiction = prune(
+            rectangles, first, rows, cols, lambda k: f"clue {values[k]} at r{cells[k, 0] + 1}c{cells[k, 1] + 1}")
     return ShikakuGeometry(rows=rows, cols=cols, clue_cells=cells.astype(np.int32),
-                           clue_values=clues[cells[:, 0], cells[:, 1]].astype(np.int32),
-                           rectangles=rectangles, first=first)
+                           clue_values=values.astype(np.int32), rectangles=rectangles, first=first,
+                           contradiction=contradiction)

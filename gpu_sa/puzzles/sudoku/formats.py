@@ -6,25 +6,50 @@ Formats (``fmt``):
   grid     N lines of N symbols (same symbols); spaces, ``|`` and separator lines made of
            ``-+=|`` are ignored. Blank lines separate grids.
   numbers  the seed's format: N lines of N whitespace-separated integers, 0 = empty (any order).
+  acs      the files of Lloyd & Amos's ant-colony solver (``huwlloyd-mmu/sudoku_acs``,
+           ``instances/general/``): a line with the order n, a line ``1`` (the solver reads and
+           ignores it; any integer is accepted), then N lines of N integers, ``-1`` = empty::
 
-``#`` starts a comment line. Values are returned 0-based with -1 for an empty cell.
+               2
+               1
+               1 -1 -1 4
+               ...
+
+Numbers are ASCII digits without a sign (``-1`` only in ``acs``); ``13.0``, ``+2`` and full-width
+``１２`` are errors that name the line, the column and the token. ``#`` at the start of a line or
+after a blank starts a comment; a byte-order mark is ignored (``codecs.blocks``). Values are
+returned 0-based with -1 for an empty cell.
+
+``auto`` decides per block (a run of non-blank lines): two header lines holding one integer each
+make ``acs``; else each line votes by its shape (several number-like tokens: ``numbers``; as many
+cells as the block has rows: ``grid``; one token of 16, 81, 256 or 625 symbols: ``line``) and the
+majority decides, so a file with one bad row is read in the format it evidently uses and the error
+says what is wrong with that row.
 """
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import codecs
 from ..errors import PuzzleError
-from .geometry import MAX_ORDER, order_of_side
+from .geometry import MAX_ORDER, MIN_ORDER, order_of_side
 
-FORMATS = ("line", "grid", "numbers")
+FORMATS = ("line", "grid", "numbers", "acs")
 SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 EMPTY = ".0"
 LINE_LENGTHS = tuple((n * n) ** 2 for n in range(2, 6))  # 16, 81, 256, 625: orders with one symbol per value
+GRID_SIDES = tuple(n * n for n in range(2, 6))  # 4, 9, 16, 25: sides with one symbol per value
+ACS_EMPTY = -1
 _SEPARATOR_LINE = re.compile(r"^[\s\-+=|]+$")
+_TOKEN = re.compile(r"[^\s|]+")
+_ASCII_INTEGER = re.compile(r"^[0-9]+$")
+_SIGNED_INTEGER = re.compile(r"^[-+][0-9]+$")
+_DECIMAL = re.compile(r"^[-+]?[0-9]*[.,][0-9]*$")
+_NUMBER_LIKE = re.compile(r"^[-+]?\d+(?:[.,]\d*)?$")  # \d: full-width digits count as evidence too
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,97 +69,172 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[ParsedG
     for block in _blocks(text):
         kind = fmt if fmt != "auto" else _detect(block)
         if kind == "line":
-            puzzles.extend(_parse_line(number, content, source) for number, content in block)
+            puzzles.extend(_parse_line(line, source) for line in block)
         elif kind == "grid":
             puzzles.append(_parse_grid(block, source))
-        else:
+        elif kind == "numbers":
             puzzles.append(_parse_numbers(block, source))
+        else:
+            puzzles.append(_parse_acs(block, source))
     if not puzzles:
         raise PuzzleError(f"{source}: no puzzle found")
     return puzzles
 
 
 def _blocks(text):
-    """Runs of (line number, stripped content) separated by blank lines; comments and separator lines dropped."""
+    """``codecs.blocks`` without the separator lines of the grid format."""
     for block in codecs.blocks(text):
-        kept = [(line.number, line.content) for line in block if not _SEPARATOR_LINE.match(line.content)]
+        kept = [line for line in block if not _SEPARATOR_LINE.match(line.content)]
         if kept:
             yield kept
 
 
+def _tokens(line):
+    """(1-based column, token) of each token of a line; blanks and ``|`` separate tokens."""
+    return [(line.indent + match.start() + 1, match.group()) for match in _TOKEN.finditer(line.content)]
+
+
 def _detect(block):
-    """Decide a block's format from its row count and first row; the parser then checks every row."""
+    """The format a block evidently uses; the parser then checks every row and names what is wrong."""
+    if _has_acs_header(block):
+        return "acs"
     rows = len(block)
-    if rows == 1:
+    votes = Counter(_shape(line, rows) for line in block)
+    return max(("numbers", "grid", "line"), key=lambda kind: votes[kind])  # ties: the earlier
+
+
+def _has_acs_header(block):
+    return (len(block) >= 3 and re.fullmatch(r"[0-9]{1,2}", block[0].content) is not None
+            and re.fullmatch(r"-?[0-9]{1,9}", block[1].content) is not None)
+
+
+def _shape(line, rows):
+    """The format one line of a ``rows``-line block looks like."""
+    tokens = [token for _, token in _tokens(line)]
+    cells = sum(len(token) for token in tokens)
+    if len(tokens) == 1 and cells in LINE_LENGTHS and cells != rows:
         return "line"
-    first = block[0][1].replace("|", " ").split()
-    if len(first) == rows and all(token.isdigit() for token in first):
-        return "numbers"
-    if order_of_side(rows) and len("".join(first)) == rows:
+    if len(tokens) == rows > 1 and all(_ASCII_INTEGER.match(token) for token in tokens):
+        return "numbers"  # also a spaced grid of digits: both read the same
+    if cells == rows or (len(tokens) == 1 and cells in GRID_SIDES):
         return "grid"
-    return "line"
+    if len(tokens) >= 2 and 2 * sum(bool(_NUMBER_LIKE.match(token)) for token in tokens) > len(tokens):
+        return "numbers"
+    return "grid" if len(tokens) >= 2 and all(len(token) == 1 for token in tokens) else "line"
 
 
 def _where(source, line, column=None):
     return f"{source}:{line}" + (f":{column}" if column is not None else "")
 
 
-def _symbol_value(symbol, side, source, line, column):
+def _symbol_value(symbol, side, where):
     if symbol in EMPTY:
         return -1
-    index = SYMBOLS.find(symbol.upper())
+    index = SYMBOLS.find(symbol.upper()) if symbol.isascii() else -1
     if index < 0 or (index >= 9 and side <= 9):  # letters are values only from 10x10 grids on
-        raise PuzzleError(f"{_where(source, line, column)}: bad character {symbol!r}")
+        raise PuzzleError(f"{where}: bad character {symbol!r}{codecs.lookalike_note(symbol)}")
     if index >= side:
-        raise PuzzleError(f"{_where(source, line, column)}: value {symbol!r} = {index + 1} out of range 1..{side}")
+        raise PuzzleError(f"{where}: value {symbol!r} = {index + 1} out of range 1..{side}")
     return index
 
 
-def _parse_line(number, content, source):
-    length = len(content)
+def _parse_line(line, source):
+    length = len(line.content)
     order = order_of_side(int(round(length ** 0.5))) if int(round(length ** 0.5)) ** 2 == length else None
     if order is None or length not in LINE_LENGTHS:
-        raise PuzzleError(f"{_where(source, number)}: wrong length {length} "
-                          f"(a line puzzle has {', '.join(map(str, LINE_LENGTHS))} cells)")
+        blanks = " and no blanks" if any(ch.isspace() for ch in line.content) else ""
+        raise PuzzleError(f"{_where(source, line.number)}: wrong length {length} "
+                          f"(a line puzzle has {', '.join(map(str, LINE_LENGTHS))} cells{blanks})")
     side = order * order
-    values = [_symbol_value(s, side, source, number, i + 1) for i, s in enumerate(content)]
-    return _checked(np.array(values, dtype=np.int16), order, "line", source, number)
+    values = [_symbol_value(s, side, _where(source, line.number, line.indent + i + 1))
+              for i, s in enumerate(line.content)]
+    return _checked(np.array(values, dtype=np.int16), order, "line", source, line.number)
 
 
 def _parse_grid(block, source):
+    rows = [[(column + i, s) for column, token in _tokens(line) for i, s in enumerate(token)] for line in block]
     side = len(block)
     order = order_of_side(side)
     if order is None or side > len(SYMBOLS):
-        raise PuzzleError(f"{_where(source, block[0][0])}: a grid of {side} rows is not a Sudoku of "
-                          f"order 2..5 (use the numbers format for larger grids)")
+        widths = Counter(len(cells) for cells in rows).most_common(1)[0][0]
+        hint = (f"rows of {widths} cells: a {widths}x{widths} grid needs {widths} rows" if widths in GRID_SIDES
+                else "a Sudoku grid of order 2..5 has 4, 9, 16 or 25 rows; use the numbers format for larger grids")
+        raise PuzzleError(f"{_where(source, block[0].number)}: a grid of {side} rows: {hint}")
     values = []
-    for number, content in block:
-        cells = [(i + 1, s) for i, s in enumerate(content) if not s.isspace() and s != "|"]
+    for line, cells in zip(block, rows):
         if len(cells) != side:
-            raise PuzzleError(f"{_where(source, number)}: wrong length: {len(cells)} cells in a row, expected {side}")
-        values.extend(_symbol_value(s, side, source, number, column) for column, s in cells)
-    return _checked(np.array(values, dtype=np.int16), order, "grid", source, block[0][0])
+            raise PuzzleError(f"{_where(source, line.number)}: wrong length: {len(cells)} cells in a row, expected {side}")
+        values.extend(_symbol_value(s, side, _where(source, line.number, column)) for column, s in cells)
+    return _checked(np.array(values, dtype=np.int16), order, "grid", source, block[0].number)
+
+
+def _rows_of_numbers(block, source, fmt, empty):
+    """The values (0-based, -1 empty) of a block of N rows of N numbers, ``empty`` marking an empty cell."""
+    side = len(block)
+    rows = [_tokens(line) for line in block]
+    if order_of_side(side) is None:
+        width = Counter(len(tokens) for tokens in rows).most_common(1)[0][0]
+        if order_of_side(width) is not None:
+            problem = f"a {width}x{width} Sudoku needs {width} rows"
+        else:
+            problem = f"a Sudoku has n*n rows of n*n numbers for n = {MIN_ORDER}..{MAX_ORDER}"
+        raise PuzzleError(f"{_where(source, block[0].number)}: {side} row{'s' * (side != 1)} of {width} numbers in "
+                          f"the {fmt} format: {problem}")
+    values = []
+    for line, tokens in zip(block, rows):
+        if len(tokens) != side:
+            raise PuzzleError(f"{_where(source, line.number)}: wrong length: {len(tokens)} numbers in a row, "
+                              f"expected {side}")
+        values.extend(_number(token, side, fmt, empty, _where(source, line.number, column))
+                      for column, token in tokens)
+    return np.array(values, dtype=np.int16), order_of_side(side)
+
+
+def _number(token, side, fmt, empty, where):
+    """One cell of the numbers or acs format, 0-based, -1 for ``empty``."""
+    legal = f"0..{side} (0 = empty" if empty == 0 else f"1..{side} (-1 = empty"
+    if _ASCII_INTEGER.match(token) or token == str(empty):
+        value = int(token)
+        if value == empty:
+            return -1
+        if 1 <= value <= side:
+            return value - 1
+        hint = "; 0 is the numbers format's empty cell" if value == 0 else ""
+        raise PuzzleError(f"{where}: value {value} out of range {legal}{hint})")
+    if token == "-1":
+        raise PuzzleError(f"{where}: value -1 out of range {legal}; -1 is the acs format's empty cell, and an acs "
+                          f"file starts with a line holding the order, then a line '1')")
+    if _SIGNED_INTEGER.match(token) and token.startswith("+"):
+        raise PuzzleError(f"{where}: bad number {token!r}: write numbers without a sign")
+    if _DECIMAL.match(token):
+        raise PuzzleError(f"{where}: bad number {token!r}: cells hold integers, {legal})")
+    note = codecs.lookalike_note(token)
+    raise PuzzleError(f"{where}: bad number {token!r}" + (note or f": a cell is {legal})"))
 
 
 def _parse_numbers(block, source):
-    side = len(block)
-    order = order_of_side(side)
-    if order is None:
-        raise PuzzleError(f"{_where(source, block[0][0])}: {side} rows of numbers is not a Sudoku side "
-                          f"(n*n for n = 2..{MAX_ORDER})")
-    values = []
-    for number, content in block:
-        tokens = content.replace("|", " ").split()
-        if len(tokens) != side:
-            raise PuzzleError(f"{_where(source, number)}: wrong length: {len(tokens)} numbers in a row, expected {side}")
-        for token in tokens:
-            if not token.lstrip("-").isdigit():
-                raise PuzzleError(f"{_where(source, number)}: bad number {token!r}")
-            value = int(token)
-            if not 0 <= value <= side:
-                raise PuzzleError(f"{_where(source, number)}: value {value} out of range 0..{side} (0 = empty)")
-            values.append(value - 1)
-    return _checked(np.array(values, dtype=np.int16), order, "numbers", source, block[0][0])
+    values, order = _rows_of_numbers(block, source, "numbers", 0)
+    return _checked(values, order, "numbers", source, block[0].number)
+
+
+def _parse_acs(block, source):
+    if len(block) < 3:
+        raise PuzzleError(f"{_where(source, block[0].number)}: an acs puzzle is a line with the order, a line '1', "
+                          f"then the rows; this block has {len(block)} line{'s' * (len(block) != 1)}")
+    header, count, grid = block[0], block[1], block[2:]
+    if not re.fullmatch(r"[0-9]+", header.content) or order_of_side(int(header.content) ** 2) is None:
+        raise PuzzleError(f"{_where(source, header.number)}: acs header: the first line is the order, "
+                          f"{MIN_ORDER}..{MAX_ORDER} (3 for 9x9), got {codecs.shorten(header.content)!r}")
+    if not re.fullmatch(r"-?[0-9]+", count.content):
+        raise PuzzleError(f"{_where(source, count.number)}: acs header: the second line is an integer (1), "
+                          f"got {codecs.shorten(count.content)!r}")
+    order = int(header.content)
+    side = order * order
+    if len(grid) != side:
+        raise PuzzleError(f"{_where(source, header.number)}: the acs header says order {order}: {side} rows "
+                          f"of {side} numbers, {len(grid)} rows follow")
+    values, _ = _rows_of_numbers(grid, source, "acs", ACS_EMPTY)
+    return _checked(values, order, "acs", source, header.number)
 
 
 def _checked(values, order, fmt, source, line):
@@ -167,7 +267,7 @@ def _symbol(value, side):
 
 
 def write(values: np.ndarray, order: int, fmt: str) -> str:
-    """``values`` (0-based, -1 empty) as text in ``fmt``: line, grid, numbers or pretty (boxed)."""
+    """``values`` (0-based, -1 empty) as text in ``fmt``: line, grid, numbers, acs or pretty (boxed)."""
     side = order * order
     grid = np.asarray(values).reshape(side, side)
     if fmt in ("line", "grid") and side > len(SYMBOLS):
@@ -178,6 +278,9 @@ def write(values: np.ndarray, order: int, fmt: str) -> str:
         return "\n".join("".join("." if v < 0 else SYMBOLS[v] for v in row) for row in grid)
     if fmt == "numbers":
         return "\n".join(" ".join(str(int(v) + 1) for v in row) for row in grid)
+    if fmt == "acs":  # as Lloyd & Amos's files: the order, the line '1', rows with a tab after every number
+        rows = ("".join(f"{ACS_EMPTY if v < 0 else int(v) + 1}\t" for v in row) for row in grid)
+        return "\n".join([str(order), "1", *rows])
     if fmt == "pretty":
         return _pretty(grid, order)
     raise ValueError(f"unknown output format {fmt!r}")
