@@ -41,3 +41,21 @@ def run_cli(*args, stdin=None, env=None, timeout=300):
     environment["PYTHONPATH"] = str(ROOT) + os.pathsep + environment.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", "gpu_sa", *map(str, args)], input=stdin, capture_output=True,
                           text=True, env=environment, timeout=timeout, cwd=ROOT)
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """``gpu_sa.cli.main`` run in this process (no start-up or compilation per call):
+    ``run(*args, stdin=text or bytes)`` returns (exit status, stdout, stderr)."""
+    import io
+
+    from gpu_sa import cli as command_line
+
+    def run(*args, stdin=""):
+        data = stdin.encode() if isinstance(stdin, str) else stdin
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+        status = command_line.main([str(arg) for arg in args])
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return run

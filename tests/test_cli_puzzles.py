@@ -79,13 +79,14 @@ def test_dump_states_for_shikaku(tmp_path):
     ("hashi", "1 3 3\n1 0 1\n", [], "<stdin>:1"),
     ("hashi", "2 . 2\n", ["--format", "line"], "--format line is not a hashi format"),
     ("sudoku", "." * 81 + "\n", ["--method", "ilp"], "not available for sudoku"),
-    ("hashi", "2 . 2\n", ["--method", "ilp", "--chains", "8"], "--chains is an annealing option"),
+    ("hashi", "2 . 2\n", ["--method", "ilp", "--chains", "8"], "--chains applies to --method anneal or auto, not ilp"),
+    ("hashi", "2 . 2\n", ["--move", "rect"], "--move rect is not a hashi move; choose from bridge"),
 ])
-def test_bad_input_is_one_line_and_exit_2(kind, text, args, message):
-    done = run_cli("solve", "-", "--kind", kind, *args, stdin=text)
-    assert done.returncode == 2 and done.stdout == ""
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("gpu-sa: error:") and message in lines[0], done.stderr
+def test_bad_input_is_one_line_and_exit_2(kind, text, args, message, cli):
+    status, out, err = cli("solve", "-", "--kind", kind, *args, stdin=text)
+    assert status == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gpu-sa: error:") and message in lines[0], err
 
 
 def test_unsolvable_hashi_is_exit_1_not_a_wrong_answer():
@@ -122,13 +123,22 @@ def test_generate_unique_puzzles_replay_from_the_seed(kind, size, extra):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--kind", "shikaku", "--count", "1"], "needs --size"),
-    (["--kind", "shikaku", "--count", "1", "--size", "ten"], "--size expects ROWSxCOLS"),
-    (["--kind", "shikaku", "--count", "1", "--size", "5x5", "--islands", "3"], "--islands applies to"),
-    (["--kind", "hashi", "--count", "1", "--size", "5x5", "--order", "3"], "--order applies to"),
-    (["--kind", "hashi", "--count", "1", "--size", "5x5", "--output-format", "line"], "not a hashi format"),
-    (["--count", "1", "--size", "5x5"], "--size applies to"),
+    (["--kind", "shikaku", "--count", "1"], "generate --kind shikaku needs --size ROWSxCOLS"),
+    (["--kind", "shikaku", "--count", "1", "--size", "ten"], "--size ten: expected ROWSxCOLS"),
+    (["--kind", "shikaku", "--count", "1", "--size", "5x5", "--islands", "3"],
+     "--islands applies to generate --kind hashi, not shikaku"),
+    (["--kind", "hashi", "--count", "1", "--size", "5x5", "--order", "3"], "--order applies to generate --kind sudoku"),
+    (["--kind", "hashi", "--count", "1", "--size", "5x5", "--output-format", "line"], "not a hashi output format"),
+    (["--kind", "hashi", "--count", "1", "--size", "1x1"], "--size 1x1: expected ROWSxCOLS with sides from 1 to "
+                                                           "1,000 and at least 2 cells"),
+    (["--kind", "hashi", "--count", "1", "--size", "5x5", "--chains", "4"], "--chains does not apply to generate "
+                                                                            "--kind hashi"),
+    (["--count", "1", "--size", "5x5"], "--size applies to generate --kind shikaku or hashi, not sudoku"),
+    (["--count", "0"], "--count 0: expected an integer >= 1"),
+    (["--count", "1", "--chains", "0"], "--chains 0: expected an integer >= 1"),
+    (["--count", "1", "--order", "9"], "--order 9: expected an integer from 2 to 8"),
+    ([], "the following arguments are required: --count"),
 ])
-def test_generate_usage_errors(args, message):
-    done = run_cli("generate", *args)
-    assert done.returncode == 2 and message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+def test_generate_usage_errors(args, message, cli):
+    status, out, err = cli("generate", *args)
+    assert status == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1, err

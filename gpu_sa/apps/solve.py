@@ -1,0 +1,355 @@
+"""Answer puzzles: by the batch annealer, or exactly (``count_solutions``), one puzzle at a time.
+
+Each answer is an ``Answer``: a JSON record and a text for people, built here so that every
+front end (the command line, the web page) reports the same things. Sizes are checked before
+any allocation: a chain count whose states do not fit in memory, or that runs past the 2**32
+chain indices of the random streams, is one line, not a MemoryError.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import runner, schedule as schedule_module
+from ..moves import state_bytes
+from ..options import UsageError, check_cooling, read_text
+
+CHAIN_INDICES = 2**32  # chain indices are one 32-bit word of the Philox counter
+LAWS = ("geometric", "sirdey", "list")
+
+
+@dataclass(frozen=True)
+class Answer:
+    label: str
+    solved: bool
+    stopped: str  # solved | max_moves | stalled | time_limit | interrupted | no_solution
+    record: dict  # the --json line
+    text: str  # what a person reads
+    result: runner.Result | None = None  # the annealer's result (with the chains' state if kept)
+
+
+def schedule_for(anneal_move, *, law: str = "geometric", t0=None, t_end=None, plateaus=None, plateau_length=None,
+                 delta=None, temperatures=None, replicas=None) -> schedule_module.Schedule:
+    """The temperature law asked for, with the move's tuned defaults for whatever was not given; with
+    ``replicas`` R > 1, a ladder of R fixed temperatures from the law's end (coldest) up to its start."""
+    length = anneal_move.plateau_length if plateau_length is None else plateau_length
+    if law == "sirdey":
+        return schedule_module.sirdey(max_cost=anneal_move.max_cost, log_states=anneal_move.log_states,
+                                      plateau_length=length, delta=0.1 if delta is None else delta, t0=t0)
+    if law == "list":
+        if temperatures is None:
+            raise UsageError("--schedule list needs --temperatures")
+        return schedule_module.from_list(temperature_list(temperatures), plateau_length=length)
+    default_t0, default_t_end, default_plateaus = (anneal_move.schedule_defaults or
+                                                   (runner.DEFAULT_T0, runner.DEFAULT_T_END, runner.DEFAULT_PLATEAUS))
+    check_cooling(default_t0 if t0 is None else t0, default_t_end if t_end is None else t_end,
+                  start="--t0" if t0 is not None else "the default --t0",
+                  end="--t-end" if t_end is not None else "the default --t-end")
+    t0 = default_t0 if t0 is None else t0
+    t_end = default_t_end if t_end is None else t_end
+    if replicas is not None and replicas > 1:
+        if law != "geometric":
+            raise UsageError(f"--replicas needs the ladder between --t-end and --t0, not --schedule {law}")
+        return schedule_module.ladder(t_low=t_end, t_high=t0, replicas=replicas,
+                                      plateaus=default_plateaus if plateaus is None else plateaus, plateau_length=length)
+    return schedule_module.geometric(t0=t0, t_end=t_end, plateaus=default_plateaus if plateaus is None else plateaus,
+                                     plateau_length=length)
+
+
+def temperature_list(text: str) -> list[float]:
+    """'2,1,0.5' or '@FILE' (one temperature per line, '#' comments) as positive floats."""
+    if text.startswith("@"):
+        raw, source = read_text(text[1:])
+        items = [(f"{source}:{n}", line.strip()) for n, line in enumerate(raw.splitlines(), 1)
+                 if line.strip() and not line.strip().startswith("#")]
+    else:
+        items = [(f"--temperatures item {n}", item.strip()) for n, item in enumerate(text.split(","), 1)]
+    values = []
+    for where, item in items:
+        try:
+            value = float(item)
+        except ValueError:
+            raise UsageError(f"{where}: {item!r} is not a temperature") from None
+        if not 0 < value < float("inf"):
+            raise UsageError(f"{where}: temperature {item} must be a positive number")
+        values.append(value)
+    if not values:
+        raise UsageError("--temperatures: no temperature given")
+    return values
+
+
+def check_chains(anneal_move, chains: int, trials: int | None) -> None:
+    """One line, before allocating, when the chains cannot fit in memory or in the chain indices."""
+    from ..limits import check_memory
+
+    check_memory(state_bytes(anneal_move, chains), f"--chains {chains}: {chains:,} chains")
+    runs = chains * max(trials or 1, 1)
+    if runs > CHAIN_INDICES:
+        raise UsageError(f"--chains {chains} x --trials {trials} = {runs:,} chains in all: at most {CHAIN_INDICES:,} "
+                         f"(each chain has its own random stream, numbered in 32 bits)")
+
+
+def dump_paths(path: str | None, count: int) -> list[str | None]:
+    """PATH.npz for one puzzle, PATH-1.npz, PATH-2.npz, ... for several; checked before any run."""
+    if path is None:
+        return [None] * count
+    stem = path[:-4] if path.endswith(".npz") else path
+    paths = [stem + ".npz"] if count == 1 else [f"{stem}-{k}.npz" for k in range(1, count + 1)]
+    for candidate in paths:
+        if os.path.exists(candidate):
+            raise UsageError(f"{candidate}: already exists; --dump-states never overwrites a file")
+        directory = os.path.dirname(candidate) or "."
+        if not os.path.isdir(directory):
+            raise UsageError(f"{candidate}: directory {directory} does not exist")
+    return paths
+
+
+def dump_states(path: str, puzzle, result: runner.Result) -> None:
+    """Every chain's state after the run, as an .npz; OSError when the file cannot be written."""
+    state = result.state
+    base = puzzle.state_base
+    with open(path, "xb") as handle:  # "x": never overwrite, even if the file appeared meanwhile
+        np.savez(handle, states=state.config.astype(np.int64) + base, costs=state.cost, accepted=state.accepted,
+                 best_states=state.best_config.astype(np.int64) + base, best_costs=state.best_cost,
+                 best_moves=state.best_move, **puzzle.instance_arrays())
+
+
+def anneal(puzzle, *, move: str | None, schedule, engine: dict, fmt: str | None, check_unique: bool,
+           progress=None, keep_state: bool = False) -> Answer | None:
+    """Anneal one puzzle (``engine``: the keyword arguments of ``runner.anneal``); None when a stop
+    request came before its run began (nothing to report for it)."""
+    if puzzle.contradicts():  # the cheap bound: propagation only, no search
+        return contradiction(puzzle, "anneal", engine.get("seed"))
+    try:
+        result = runner.anneal(puzzle, move=move, schedule=schedule, progress=progress, keep_state=keep_state,
+                               **engine)
+    except StopIteration:  # the runner's stream of results ended before this puzzle's run: a stop request
+        return None
+    return annealed(puzzle, result, fmt, check_unique)
+
+
+def contradiction(puzzle, method, seed) -> Answer:
+    """A puzzle whose givens the cheap checks already refute: no solution, at once (stopped: contradiction,
+    the check's own words in "reason")."""
+    reason = puzzle.contradiction() or "the givens contradict each other"
+    record = {"puzzle": puzzle.label, "method": method, "solved": False, "solution": None, "cost": None,
+              "chain": None, "moves": 0, "proposals": 0, "seconds": 0.0, "backend": None, "seed": seed,
+              "stopped": "contradiction", "reason": reason}
+    return Answer(puzzle.label, False, "contradiction", record, f"{puzzle.label}: no solution: {reason}")
+
+
+def anneal_batches(puzzles, schedules, *, move: str | None, engine: dict, batch: int | None, fmt: str | None,
+                   check_unique: bool, progress=None):
+    """Answers of every puzzle in input order, those of one shape and schedule annealed ``batch`` at a time in
+    one launch (``runner.anneal_many``); contradicted puzzles answered at once."""
+    pending = []  # (position, puzzle, schedule) waiting for the runner, in order
+
+    def flush():
+        group = [(p, s) for _, p, s in pending]
+        results = runner.anneal_many([p for p, _ in group], move=move, schedule=group[0][1], batch=batch,
+                                     progress=progress, **engine)
+        for (puzzle, _), result in zip(group, results):
+            yield annealed(puzzle, result, fmt, check_unique)
+        pending.clear()
+
+    for position, (puzzle, law) in enumerate(zip(puzzles, schedules)):
+        if pending and law != pending[0][2]:
+            yield from flush()
+        if puzzle.contradicts():
+            if pending:
+                yield from flush()
+            yield contradiction(puzzle, "anneal", engine.get("seed"))
+            continue
+        pending.append((position, puzzle, law))
+    if pending:
+        yield from flush()
+
+
+def on_cluster(puzzles, schedules, *, address, workers, move, engine: dict, batch, fmt, check_unique):
+    """Answers of every puzzle in input order, annealed on a Dask cluster (``gpu_sa.apps.distributed``): one
+    puzzle's trials, or batches of several puzzles, are the tasks; the same answers as in this process."""
+    from . import distributed
+
+    with distributed.cluster(address=address, workers=workers) as client:
+        live = [(puzzle, law) for puzzle, law in zip(puzzles, schedules)]
+        if len(live) == 1:
+            puzzle, law = live[0]
+            if puzzle.contradicts():
+                yield contradiction(puzzle, "anneal", engine.get("seed"))
+                return
+            run = distributed.solve_one(puzzle, client=client, move=move, schedule=law, **engine)
+            yield annealed(puzzle, run.result, fmt, check_unique)
+            return
+        # puzzles of one schedule go to the cluster together; contradicted ones are answered at once
+        answerable = [(puzzle, law) for puzzle, law in live if not puzzle.contradicts()]
+        results = iter(distributed.solve_many([p for p, _ in answerable], client=client, batch=batch, move=move,
+                                              schedule=answerable[0][1] if answerable else None, **engine))
+        for puzzle, _ in live:
+            if puzzle.contradicts():
+                yield contradiction(puzzle, "anneal", engine.get("seed"))
+            else:
+                yield annealed(puzzle, next(results), fmt, check_unique)
+
+
+def auto(puzzle, *, backend, seed: int, chains=None, time_limit=None, fmt=None, check_unique=False,
+         progress=None) -> Answer:
+    """Sudoku's method auto (``gpu_sa.portfolio``) as an Answer."""
+    from .. import portfolio
+
+    found = portfolio.solve(puzzle, seed=seed, backend=backend, chains=chains, time_limit=time_limit,
+                            progress=progress)
+    if found.stopped == "contradiction":
+        return contradiction(puzzle, "auto", seed)
+    json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
+    unique = uniqueness(puzzle) if check_unique and found.solved else None
+    record = {"puzzle": puzzle.label, "method": "auto", "solved": found.solved,
+              "solution": puzzle.answer(found.solution, json_fmt) if found.solved else None,
+              "cost": 0 if found.solved else None, "answered_by": found.method, "rounds": found.rounds,
+              "nodes": found.nodes, "restarts": found.restarts, "moves": found.moves,
+              "seconds": round(found.seconds, 6), "setup_seconds": round(found.setup_seconds, 6),
+              "backend": backend.name, "seed": seed, "stopped": found.stopped}
+    if found.anneal is not None:
+        record.update(chain=found.anneal.chain, chains=found.anneal.chains)
+    if check_unique:
+        record["unique"] = unique
+    effort = (f"{found.rounds} rounds: {found.nodes:,} branches of the complete search, {found.moves:,} annealing "
+              f"moves per chain on {backend.name}; seed {seed}")
+    if found.solved:
+        lines = [f"{puzzle.label}: solved by {found.method} in {found.seconds:.2f} s ({effort})"]
+        if check_unique:
+            lines.append(UNIQUE_TEXT[unique])
+        lines.append(puzzle.write(found.solution, puzzle.fmt if fmt == "same" else (fmt or "pretty")))
+    else:
+        why = {"no_solution": "the complete search proved there is no solution"}.get(
+            found.stopped, found.stopped.replace("_", " "))
+        lines = [f"{puzzle.label}: not solved: {why} after {found.seconds:.2f} s ({effort})"]
+    return Answer(puzzle.label, found.solved, found.stopped, record, "\n".join(lines), found.anneal)
+
+
+def annealed(puzzle, result, fmt, check_unique) -> Answer:
+    """The Answer of one annealing result."""
+    unique = uniqueness(puzzle) if check_unique and result.solved else None
+    json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
+    record = {"puzzle": puzzle.label, "method": "anneal", "solved": result.solved,
+              "solution": puzzle.answer(result.solution, json_fmt) if result.solved else None,
+              "cost": result.cost, "chain": result.chain, "moves": result.moves, "proposals": result.proposals,
+              "seconds": round(result.seconds, 6), "setup_seconds": round(result.setup_seconds, 6),
+              "backend": result.backend, "seed": result.seed, "chains": result.chains,
+              "chain_moves": result.chain_moves, "trials": result.trials, "stopped": result.stopped,
+              "best": puzzle.answer(result.best, json_fmt), "schedule": result.schedule}
+    if result.replicas > 1:
+        record.update(replicas=result.replicas, exchange_rates=[round(rate, 6) for rate in result.exchange_rates])
+    if check_unique:
+        record["unique"] = unique
+    trials = f" over {result.trials} trials" if result.trials > 1 else ""
+    budget = (f"{result.chains:,} chains x {result.moves:,} moves{trials} on {result.backend}, seed {result.seed}; "
+              f"setup {result.setup_seconds:.2f} s")
+    if result.solved:
+        lines = [f"{puzzle.label}: solved in {result.seconds:.2f} s by chain {result.chain} after "
+                 f"{result.chain_moves:,} moves ({budget})"]
+        if check_unique:
+            lines.append(UNIQUE_TEXT[unique])
+    else:
+        lines = [f"{puzzle.label}: not solved ({result.stopped.replace('_', ' ')}) after {result.seconds:.2f} s; "
+                 f"best cost {result.cost} in chain {result.chain} ({budget})"]
+    text_fmt = puzzle.fmt if fmt == "same" else (fmt or "pretty")
+    lines.append(puzzle.write(result.solution if result.solved else result.best, text_fmt))
+    return Answer(puzzle.label, result.solved, result.stopped, record, "\n".join(lines), result)
+
+
+UNIQUE_TEXT = {True: "the solution is unique", False: "the puzzle has other solutions too",
+               None: "uniqueness unknown: the exact search gave up"}
+
+
+def uniqueness(puzzle):
+    """True/False from the exact solver, None when it gave up before knowing."""
+    exact = puzzle.count_solutions(limit=2)
+    return None if exact.gave_up and exact.solutions < 2 else exact.solutions == 1
+
+
+def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str | None = None,
+          options: dict | None = None, seed: int | None = None) -> Answer:
+    """``solve --method`` of an exact kind (the ILP, Sudoku's complete search): the solver's answer, checked by
+    the validator; ``seed`` drives its random tie-breaks and restarts (HiGHS's random_seed)."""
+    limits = dict(options or {})
+    if time_limit is not None:
+        limits["time_limit"] = time_limit
+    if seed is not None:
+        limits["seed"] = seed
+    answer = puzzle.count_solutions(limit=2 if check_unique else 1, **limits)
+    solved = answer.solutions > 0
+    if solved:
+        violations = puzzle.check(answer.solution)
+        if violations:
+            raise RuntimeError(f"{puzzle.label}: the {method} solver's solution fails the validator: {violations[0]}")
+    unique = None if answer.gave_up and answer.solutions < 2 else answer.solutions == 1
+    stopped = "solved" if solved else ("time_limit" if answer.gave_up else "no_solution")
+    json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
+    record = {"puzzle": puzzle.label, "method": method, "solved": solved,
+              "solution": puzzle.answer(answer.solution, json_fmt) if solved else None, "cost": 0 if solved else None,
+              "seconds": round(answer.seconds, 6), "stopped": stopped}
+    record.update({key: getattr(answer, key) for key in ("rounds", "cuts", "variables", "constraints", "nodes")
+                   if getattr(answer, key, None) is not None})
+    if check_unique:
+        record["unique"] = unique
+    if not solved:
+        reason = "time limit reached" if answer.gave_up else "the puzzle has no solution"
+        return Answer(puzzle.label, False, stopped, record,
+                      f"{puzzle.label}: not solved by {method}: {reason} ({answer.seconds:.3f} s)")
+    lines = [f"{puzzle.label}: solved by {method} in {answer.seconds:.3f} s ({_effort(answer)})"]
+    if check_unique:
+        lines.append({True: "the solution is unique", False: "the puzzle has other solutions too",
+                      None: "uniqueness unknown: the time limit came first"}[unique])
+    lines.append(puzzle.write(answer.solution, puzzle.fmt if fmt == "same" else (fmt or "pretty")))
+    return Answer(puzzle.label, True, stopped, record, "\n".join(lines))
+
+
+def _effort(answer) -> str:
+    if getattr(answer, "rounds", None):
+        return (f"{answer.variables:,} variables, {answer.constraints:,} constraints, {answer.rounds} MILP solves, "
+                f"{answer.cuts} connectivity cuts")
+    return f"{answer.nodes:,} nodes" if getattr(answer, "nodes", None) is not None else "exact"
+
+
+def print_rounds(puzzle, *, as_json: bool) -> None:
+    """``exact --steps``: the seed-002 rules round by round (``gpu_sa.exact.steps``), each printed as it comes."""
+    import json
+
+    from .. import ending
+    from ..exact.steps import render_round, rule_rounds
+
+    for step in rule_rounds(puzzle.givens, puzzle.order):
+        if as_json:
+            ending.emit(json.dumps({"puzzle": puzzle.label, "round": step.to_dict()}))
+        else:
+            ending.emit(f"{puzzle.label}: round {step.number}\n{render_round(step)}")
+
+
+def count(puzzle, *, limit: int, fmt: str | None, options: dict) -> Answer:
+    """``gpu-sa exact``: solutions counted up to ``limit`` (``options``: the kind's own, by keyword)."""
+    answer = puzzle.count_solutions(limit=limit, **options)
+    json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
+    record = {"puzzle": puzzle.label, "solutions": answer.solutions,
+              "solution": puzzle.answer(answer.solution, json_fmt) if answer.solutions else None,
+              "nodes": answer.nodes, "seconds": round(answer.seconds, 9), "gave_up": answer.gave_up}
+    if getattr(answer, "seed", None) is not None and getattr(answer, "restarts", None) is not None:
+        record.update(seed=answer.seed, restarts=answer.restarts, final_nodes=answer.final_nodes)
+    effort = (f"{answer.nodes:,} nodes" if answer.nodes is not None
+              else f"{answer.rounds} MILP solves, {answer.cuts} connectivity cuts")
+    if answer.gave_up:
+        verdict = f"gave up after {effort} with {answer.solutions} solution(s) found"
+    elif answer.solutions == 0:
+        verdict = "no solution"
+    elif answer.solutions >= limit and limit > 1:
+        verdict = f"at least {answer.solutions} solutions (counting stopped at --count-limit)"
+    elif answer.solutions == 1 and limit > 1:
+        verdict = "unique solution"
+    else:
+        verdict = f"{answer.solutions} solution(s) (not counted further)"
+    lines = [f"{puzzle.label}: {verdict} ({effort}, {answer.seconds * 1e3:.2f} ms)"]
+    if answer.solutions:
+        lines.append(puzzle.write(answer.solution, fmt or "pretty"))
+    stopped = "solved" if answer.solutions else ("gave_up" if answer.gave_up else "no_solution")
+    return Answer(puzzle.label, answer.solutions > 0, stopped, record, "\n".join(lines))

@@ -1,0 +1,87 @@
+"""The commands of ``gpu-sa``: one module each, in this registry.
+
+A command module offers ``add_arguments(parser)`` and ``run(args) -> exit status``, with
+``HELP`` (one line for ``gpu-sa --help``; else its docstring's first line) and optionally
+``DESCRIPTION``, ``EPILOG`` and ``options()`` (the ``gpu_sa.options.Option``s it adds, which
+``gpu_sa.cli`` converts and checks before ``run``). For a command that puzzle kinds take part in (their
+``COMMANDS``), the CLI adds ``--kind`` and the kinds' own options, and hands ``run`` the
+chosen kind as ``args.kind_module``, its options as ``args.kind_options`` (given ones only,
+by keyword) and its application as ``args.application``.
+"""
+from __future__ import annotations
+
+from ..options import Choice, Option
+from ..puzzles import PUZZLES
+
+COMMANDS = {
+    "solve": "gpu_sa.commands.solve",
+    "exact": "gpu_sa.commands.exact",
+    "generate": "gpu_sa.commands.generate",
+    "minimize": "gpu_sa.commands.minimize",
+    "puzzle": "gpu_sa.commands.puzzle",
+    "plot": "gpu_sa.plot",
+    "view": "gpu_sa.view",
+}
+
+
+def kinds(command: str) -> dict:
+    """The puzzle kinds that take part in ``command``, registry order (the first is the default)."""
+    return {name: module for name, module in PUZZLES.items() if command in module.COMMANDS}
+
+
+def _union(command: str, attribute: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(name for module in kinds(command).values() for name in getattr(module, attribute)))
+
+
+def _per_kind(command: str, describe) -> str:
+    return "; ".join(f"{name}: {describe(module)}" for name, module in kinds(command).items())
+
+
+def input_format_option(command: str) -> Option:
+    """--format: auto or any kind's input format, each described."""
+    return Option("--format", "input format (default: auto-detect). " + _per_kind(
+        command, lambda m: ", ".join(f"{f} ({m.FORMAT_HELP.get(f, '')})" for f in m.FORMATS)),
+        Choice(("auto",) + _union(command, "FORMATS")), default="auto", dest="input_format")
+
+
+def output_format_option(command: str, help_text: str, attribute: str = "OUTPUT_FORMATS", same: bool = True) -> Option:
+    """--output-format: the formats the kinds can write (``same``: the input's)."""
+    return Option("--output-format", help_text + " " + _per_kind(command, lambda m: ", ".join(getattr(m, attribute))),
+                  Choice((("same",) if same else ()) + _union(command, attribute)))
+
+
+def check_formats(args, kind, output_attribute: str = "OUTPUT_FORMATS") -> None:
+    """Formats exist per kind: a Sudoku format with another kind is a usage error, not a guess."""
+    from ..options import UsageError
+
+    if getattr(args, "input_format", "auto") not in ("auto",) + tuple(kind.FORMATS):
+        raise UsageError(f"--format {args.input_format} is not a {kind.KIND} format; choose from auto, "
+                         f"{', '.join(kind.FORMATS)}")
+    allowed = tuple(getattr(kind, output_attribute))
+    if getattr(args, "output_format", None) not in (None, "same") + allowed:
+        raise UsageError(f"--output-format {args.output_format} is not a {kind.KIND} output format; choose from "
+                         f"{', '.join(allowed)}")
+
+
+def add_input(parser, options, metavar: str = "PUZZLE_FILE", what: str = "file of puzzles") -> None:
+    """The input file (``args.puzzle_file`` or the like: '-' = standard input), then the options."""
+    parser.add_argument(metavar.lower(), metavar=metavar, help=f"{what}, or '-' for standard input")
+    add_options(parser, options)
+
+
+def read_puzzles(args, path: str) -> list:
+    """The chosen kind's puzzles of ``path``, once the formats asked for are known to be the kind's."""
+    from ..options import read_text
+
+    check_formats(args, args.kind_module)
+    text, source = read_text(path)
+    return args.kind_module.parse(text, source, args.input_format)
+
+
+def add_options(parser, options) -> None:
+    """Add declared options, each under its ``group`` heading (in the order groups first appear)."""
+    groups = {}
+    for option in options:
+        if option.group and option.group not in groups:
+            groups[option.group] = parser.add_argument_group(option.group)
+        option.add_to(groups.get(option.group, parser))

@@ -1,0 +1,55 @@
+"""gpu-sa exact: prove, count and solve puzzles exactly, each reported as it is done."""
+from __future__ import annotations
+
+from ..options import Integer, Option, Real
+from . import add_input, input_format_option, output_format_option, read_puzzles
+
+HELP = "prove, count and solve puzzles exactly (seed 002's solver; the integer programs of seed 004)"
+DESCRIPTION = ("Solve every puzzle of PUZZLE_FILE ('-' = standard input) exactly and count its solutions up to "
+               "--count-limit. Sudoku: seed 002's solver, candidates as bitmasks, the rules exclusivity (naked "
+               "single), uniqueness (hidden single) and parity (naked pair) until nothing changes, then branching on "
+               "a cell with the fewest candidates. Kinds with an integer program: scipy's HiGHS (Hashiwokakero with "
+               "lazy connectivity cuts), each solution found excluded by a no-good cut to count further.")
+EPILOG = ("Exit status: 0 every puzzle has a solution, 1 some puzzle has none (or the search gave up before finding "
+          "one), 2 bad input or usage, 74 output failed, 129/130/143 stopped by a signal, 70 internal error. README: "
+          "'Exit status'.")
+def options():
+    return (
+        input_format_option("exact"),
+        Option("--count-limit", "stop counting at this many solutions (default 2: is it 0, 1 or more than 1?)",
+               Integer(1), default=2, purpose="solutions to count"),
+        Option("--seed", "sudoku: break ties among the fewest-candidate cells and order digits from this seed, "
+               "restarting with growing node budgets (the Luby sequence) on every core: a heavy tail no longer blocks "
+               "the search, and counts and 'no solution' stay exact; the answer depends on the seed only (default: "
+               "the seed's deterministic search). Integer programs: HiGHS's random_seed (default 0)",
+               Integer(0, 2**64 - 1)),
+        Option("--time-limit", "give up on a puzzle after about this many seconds (the answer says gave_up)", Real(),
+               metavar="SECONDS", purpose="seconds"),
+        Option("--json", "one JSON object per puzzle per line: puzzle, solutions (count, capped at --count-limit), "
+               "solution (the first, as in solve --json, or null), nodes, seconds, gave_up; with --seed also restarts "
+               "and final_nodes (the deciding restart's)"),
+        output_format_option("exact", "how the solution is written (default: pretty; with --json, same as the "
+                             "input)."),
+    )
+
+
+def add_arguments(parser) -> None:
+    add_input(parser, options())
+
+
+def run(args) -> int:
+    from ..apps import solve as app
+    from .solve import _report
+
+    puzzles = read_puzzles(args, args.puzzle_file)
+    options = dict(args.kind_options)
+    steps = options.pop("steps", False)
+    options.update({name: getattr(args, name) for name in ("seed", "time_limit") if getattr(args, name) is not None})
+
+    def answers():
+        for puzzle in puzzles:
+            if steps:
+                app.print_rounds(puzzle, as_json=args.json)
+            yield app.count(puzzle, limit=args.count_limit, fmt=args.output_format, options=options)
+
+    return _report(answers(), puzzles, args, dumps=[None] * len(puzzles))
