@@ -1,0 +1,167 @@
+"""What the page asks for, as plain JSON-ready dicts: no HTTP here (``server.py`` serves it).
+
+Candidate sets travel as hexadecimal bitmasks, one string per cell (bit d set = digit d + 1
+possible): order 8 has 64 digits, more than a JavaScript number holds exactly.
+
+Errors are ``ApiError``: the one line the CLI prints for the same input, source ``<page>``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import runner
+from ..puzzles.errors import PuzzleError
+from ..puzzles.sudoku import MOVES, DEFAULT_MOVE, parse
+
+SOURCE = "<page>"
+MAX_CHAINS = 1 << 16
+MAX_TIME_LIMIT = 3600.0
+DEFAULT_TIME_LIMIT = 60.0
+
+
+class ApiError(ValueError):
+    """Bad input from the page: ``str`` is the one line shown, as the CLI would print it."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(f"gpu-sa: error: {message}")
+        self.status = status
+
+
+def puzzle_of(text):
+    """(the first Sudoku of ``text``, how many the text holds); bad input raises ApiError."""
+    if not isinstance(text, str):
+        raise ApiError("the request has no puzzle text")
+    try:
+        puzzles = parse(text, SOURCE)
+    except PuzzleError as error:
+        raise ApiError(str(error)) from None
+    return puzzles[0], len(puzzles)
+
+
+def puzzle_json(puzzle, count: int = 1) -> dict:
+    note = f"the text holds {count} puzzles; this page shows the first" if count > 1 else ""
+    return {"order": puzzle.order, "side": puzzle.side, "givens": (np.asarray(puzzle.givens) + 1).tolist(),
+            "text": puzzle.write(puzzle.givens), "note": note}
+
+
+def load(text) -> dict:
+    """The first puzzle of ``text`` and its round 0 (the fields of the step API's round 0 that the
+    page draws): a given holds its digit, an empty cell every digit."""
+    puzzle, count = puzzle_of(text)
+    full = (1 << puzzle.side) - 1
+    masks = [format(full if given < 0 else 1 << int(given), "x") for given in puzzle.givens]
+    return {"puzzle": puzzle_json(puzzle, count),
+            "round": {"round": 0, "status": "start", "masks": masks, "placed": [], "removed": [],
+                      "contradiction": None}}
+
+
+def solve(text) -> dict:
+    """The exact search (seed 002), counting to 2; the solution shown is checked by the validator."""
+    puzzle, count = puzzle_of(text)
+    answer = puzzle.count_solutions(limit=2)
+    solution = None
+    if answer.solutions:
+        violations = puzzle.check(answer.solution)
+        if violations:
+            raise ApiError(f"internal error: the exact solver's grid breaks a rule: {violations[0]}", status=500)
+        solution = (np.asarray(answer.solution) + 1).tolist()
+    if answer.gave_up:
+        verdict = f"gave up after {answer.nodes:,} nodes with {answer.solutions} solution(s) found"
+    elif answer.solutions == 0:
+        verdict = "no solution"
+    elif answer.solutions == 1:
+        verdict = "unique solution"
+    else:
+        verdict = "at least 2 solutions (the first is shown)"
+    return {"puzzle": puzzle_json(puzzle, count), "solutions": answer.solutions, "solution": solution,
+            "nodes": answer.nodes, "seconds": answer.seconds, "gave_up": answer.gave_up, "verdict": verdict}
+
+
+def page_chains(backend) -> int:
+    """The page's default chain count: the backend's, or on a GPU a launch of 16,384 (one puzzle watched live
+    needs no full device)."""
+    return runner.DEFAULT_CHAINS.get(backend.name, 1 << 14)
+
+
+def anneal_options(body: dict, backend) -> dict:
+    """Keyword arguments for ``runner.anneal`` from the page's form; one line for a bad value.
+
+    The page anneals the grid as it stands, without the solver's own propagation: the page is there
+    to watch the annealer, and its rules button applies propagation when the user asks for it."""
+    move = body.get("move") or DEFAULT_MOVE
+    if move not in MOVES:
+        raise ApiError(f"unknown move {move!r}; choose from {', '.join(MOVES)}")
+    chains = _integer(body, "chains", page_chains(backend), 1, MAX_CHAINS)
+    seed = _integer(body, "seed", None, 0, 2**64 - 1)
+    time_limit = _number(body, "time_limit", DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT)
+    return {"move": move, "chains": chains, "seed": runner.default_seed() if seed is None else seed,
+            "time_limit": time_limit, "propagate": False}
+
+
+def _integer(body, name, default, low, high):
+    value = body.get(name)
+    if value in (None, ""):
+        return default
+    try:
+        number = int(str(value).replace("_", "").strip())
+    except ValueError:
+        raise ApiError(f"{name} must be an integer, got {value!r}") from None
+    if not low <= number <= high:
+        raise ApiError(f"{name} must be between {low:,} and {high:,}, got {number:,}")
+    return number
+
+
+def _number(body, name, default, high):
+    value = body.get(name)
+    if value in (None, ""):
+        return default
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ApiError(f"{name} must be a number, got {value!r}") from None
+    if not (math.isfinite(number) and 0 < number <= high):
+        raise ApiError(f"{name} must be positive and at most {high:g}, got {value!r}")
+    return number
+
+
+def progress_json(progress) -> dict:
+    return {"event": "progress", "seconds": progress.seconds, "trial": progress.trial, "moves": progress.moves,
+            "max_moves": progress.max_moves, "plateau": progress.plateau, "temperature": progress.temperature,
+            "best_cost": progress.best_cost, "mean_cost": progress.mean_cost, "acceptance": progress.acceptance,
+            "proposals_per_second": progress.proposals_per_second}
+
+
+def result_json(puzzle, result) -> dict:
+    """The run's answer; ``solution`` is set only for a grid the independent validator accepts."""
+    solved = bool(result.solved) and puzzle.check(result.solution) == []
+    return {"event": "result", "solved": solved, "stopped": result.stopped,
+            "solution": (np.asarray(result.solution) + 1).tolist() if solved else None,
+            "best": (np.asarray(result.best) + 1).tolist(), "cost": result.cost, "chain": result.chain,
+            "chain_moves": result.chain_moves, "moves": result.moves, "seconds": result.seconds,
+            "setup_seconds": result.setup_seconds, "backend": result.backend, "seed": str(result.seed),
+            "chains": result.chains, "trials": result.trials}
+
+
+def rounds(text) -> dict:
+    """Seed 002's rounds (``gpu_sa.exact.steps.rule_rounds``): round 0 (the givens), then one per
+    press, up to a fixpoint, a solved grid or a contradiction."""
+    puzzle, count = puzzle_of(text)
+    return {"puzzle": puzzle_json(puzzle, count), "rounds": [round_json(step) for step in _rule_rounds(puzzle)]}
+
+
+def _rule_rounds(puzzle):
+    try:
+        from ..exact.steps import rule_rounds
+    except ImportError:  # helper exact's module, merged separately
+        raise ApiError("stepping the rules needs gpu_sa.exact.steps, which this installation lacks", 501) from None
+    return rule_rounds(puzzle.givens, puzzle.order)
+
+
+def round_json(step) -> dict:
+    """``Round.to_dict()``, the API's own JSON, with each cell's candidates as a hexadecimal mask
+    (``masks``) in place of its list of digits: a 64x64 grid's lists weigh a megabyte a round."""
+    payload = {key: value for key, value in step.to_dict().items() if key != "candidates"}
+    payload["masks"] = [format(mask, "x") for mask in step.masks]
+    return payload
