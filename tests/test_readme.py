@@ -21,4 +21,36 @@ def test_first_command_solves_the_bundled_example():
     text = (ROOT / "README.md").read_text()
     command = re.search(r"&& gpu-sa (solve examples/\S+ .*)", text).group(1).split()
     done = run_cli(*command)
-    assert done.returncode == 0 and "solved in" in done.stdout
+    assert done.returncode == 0 and ": solved " in done.stdout
+
+
+def _helps(monkeypatch):
+    import argparse
+
+    from gpu_sa import cli
+
+    monkeypatch.setenv("COLUMNS", "10000")  # no wrapping inside a flag such as --dump-states
+    parser = cli.build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    yield "gpu-sa", parser.format_help()
+    for name, sub in commands.choices.items():
+        yield name, sub.format_help()
+
+
+def test_every_option_in_any_help_is_documented_in_the_readme(monkeypatch):
+    text = (ROOT / "README.md").read_text()
+    missing = {}
+    for command, help_text in _helps(monkeypatch):
+        for flag in sorted(set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", help_text)) - {"--help", "--version"}):
+            if not re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text):
+                missing.setdefault(command, []).append(flag)
+    assert not missing, f"options shown by --help but not in README.md: {missing}"
+
+
+def test_the_exit_status_table_covers_every_status():
+    from gpu_sa import ending
+
+    table = (ROOT / "README.md").read_text().split("## Exit status", 1)[1].split("\n## ", 1)[0]
+    cells = [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("|")]
+    statuses = {int(code) for cell in cells[2:] for code in cell.split(",")}  # after the header and its rule
+    assert statuses == {ending.OK, ending.UNSOLVED, ending.USAGE, ending.SOFTWARE, ending.IOERR, 129, 130, 143}
