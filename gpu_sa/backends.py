@@ -46,6 +46,9 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
+DATASET_CHAINS = 2048  # cuda, dataset mode: chains per puzzle when the caller names none (dataset_chains)
+
+
 class NumpyBackend:
     name = "numpy"
     chains_by_default = 64  # the plain reference is slow: a few chains are enough to check it
@@ -53,6 +56,11 @@ class NumpyBackend:
     def default_chains(self, move) -> int:
         """Chains per puzzle when the caller names none."""
         return self.chains_by_default
+
+    def dataset_chains(self, move) -> int:
+        """Chains per puzzle when many puzzles share the launches (dataset mode) and the caller names none:
+        on the host the same as for one puzzle (the cores are busy either way; bench/batch.py)."""
+        return self.default_chains(move)
 
     def allocate(self, move: AnnealMove, rows: int) -> ChainState:
         return ChainState(**{field: np.zeros(shape, dtype) for field, shape, dtype in state_arrays(move, rows)})
@@ -183,6 +191,12 @@ class CudaBackend:
         """Enough chains to fill the device: SMs x blocks resident per SM at the advance kernel's
         registers and shared memory x threads per block (``launch_plan``)."""
         return self.launch_plan(move)["chains"]
+
+    def dataset_chains(self, move) -> int:
+        """In dataset mode the device is filled with puzzles, not with one puzzle's chains: a puzzle gets
+        at most DATASET_CHAINS (one 9x9 puzzle's hundreds of thousands of chains would spend the whole
+        device on it while the others wait; the figure is a choice awaiting a GPU measurement)."""
+        return min(self.default_chains(move), DATASET_CHAINS)
 
     def launch_plan(self, move) -> dict:
         """How the advance kernel of ``move`` fills this device: registers, shared bytes, resident blocks per SM,

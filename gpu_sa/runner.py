@@ -144,7 +144,11 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None
     Options as for ``anneal`` (``time_limit`` is per puzzle). Consecutive puzzles whose moves
     cannot share a launch (another shape or schedule) start a new batch. ``batch`` defaults to
     enough puzzles for four times the backend's default chain count (``backend.default_chains``) in
-    one launch; ``batch=1`` anneals one puzzle at a time.
+    one launch; ``batch=1`` anneals one puzzle at a time. Without ``chains``, a puzzle gets
+    ``backend.default_chains`` when it runs alone (``batch=1``, or a single puzzle) and
+    ``backend.dataset_chains`` when several share the launches (the same on the CPU; on a GPU, a
+    share of the device instead of all of it). A chain's trajectory never depends on the batch: for
+    the same ``chains``, every answer is the same alone or batched.
     """
     if isinstance(backend, str):
         backend, _ = backends_module.select(backend)
@@ -170,7 +174,8 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None
     with _interrupts():
         while source.peek() is not None and not stop_module.requested():
             first = source.peek()[2]
-            rows = options.chains or backend.default_chains(first)
+            shared = batch != 1 and source.more_than_one()
+            rows = options.chains or (backend.dataset_chains(first) if shared else backend.default_chains(first))
             size = batch or max(1, backend.default_chains(first) * 4 // rows)
             yield from _Batch(backend, options, source, size, rows).run()
 
@@ -218,6 +223,7 @@ class _Source:
         self._items = enumerate(puzzles)
         self._options = options
         self._next = None
+        self._after = None  # the puzzle after the next one, once more_than_one() has looked
 
     def peek(self):
         """(index, puzzle, move) of the next puzzle, or None at the end."""
@@ -227,12 +233,22 @@ class _Source:
                 break
         return self._next
 
+    def more_than_one(self) -> bool:
+        """Whether another puzzle follows the next one (reads one puzzle ahead)."""
+        if self.peek() is None:
+            return False
+        if self._after is None:
+            for index, puzzle in self._items:
+                self._after = (index, puzzle, self._options.move_of(puzzle))
+                break
+        return self._after is not None
+
     def take(self, first: AnnealMove | None):
         """The next puzzle if it can share a launch with ``first`` (any, if None), else None."""
         item = self.peek()
         if item is None or (first is not None and not _compatible(first, item[2], self._options)):
             return None
-        self._next = None
+        self._next, self._after = self._after, None
         return item
 
 

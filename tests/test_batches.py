@@ -73,3 +73,22 @@ def test_replica_exchange_reports_rates_and_solves():
 def test_replicas_must_divide_the_chains():
     with pytest.raises(ValueError, match="multiple of the replicas"):
         gpu_sa.anneal(gpu_sa.parse(HARD)[0], backend="numpy", chains=10, replicas=4, seed=1)
+
+
+class _DatasetStub(gpu_sa.backends.NumpyBackend):
+    """A backend whose dataset count differs from its single-puzzle count, as the cuda backend's does."""
+
+    def default_chains(self, move):
+        return 8
+
+    def dataset_chains(self, move):
+        return 4
+
+
+def test_puzzles_that_share_launches_get_the_dataset_chain_count():
+    puzzles = [p for line in SAMPLES[:3] for p in gpu_sa.parse(line)]
+    options = dict(backend=_DatasetStub(), seed=5, propagate=False, max_moves=200, trials=1)
+    assert [r.chains for r in runner.anneal_many(puzzles, **options)] == [4, 4, 4]
+    assert [r.chains for r in runner.anneal_many(puzzles, batch=1, **options)] == [8, 8, 8]  # one at a time
+    assert [r.chains for r in runner.anneal_many(puzzles[:1], **options)] == [8]  # a single puzzle
+    assert [r.chains for r in runner.anneal_many(puzzles, chains=6, **options)] == [6, 6, 6]  # named: always

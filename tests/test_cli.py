@@ -209,3 +209,16 @@ def test_chains_that_do_not_fit_in_memory_are_one_line(chains, cli):
     status, out, err = cli("solve", "-", "--method", "anneal", "--backend", "numpy", "--chains", chains, "--trials", "1", stdin=EASY)
     assert status == 2 and out == "" and len(err.splitlines()) == 1  # checked before a backend is chosen
     assert f"gpu-sa: error: --chains {int(float(chains))}: {int(float(chains)):,} chains would need" in err
+
+
+def test_the_run_header_names_the_launch(cli):
+    """The launch shape (issue 14: derived from the device, printed in the run header); dataset mode's
+    per-puzzle count when several puzzles share the launches."""
+    one = "1..4..1..1..4..1\n"
+    status, _, err = cli("solve", "-", "--method", "anneal", "--backend", "numpy", "--seed", "1", stdin=one)
+    assert status == 0 and "gpu-sa: launch: 64 chains per puzzle" in err.splitlines()
+    status, _, err = cli("solve", "-", "--method", "anneal", "--backend", "numpy", "--seed", "1", "--chains", "8",
+                         stdin=one * 3)
+    assert status == 0 and "gpu-sa: launch: 8 chains per puzzle" in err.splitlines()
+    status, _, err = cli("solve", "-", "--method", "anneal", "--backend", "numpy", "--seed", "1", "--quiet", stdin=one)
+    assert status == 0 and "launch" not in err

@@ -246,10 +246,12 @@ def _warm_up(puzzle, backend: str, sharing: dict, options: dict) -> tuple[float,
 
 def _default_chains(engine, puzzle, options) -> tuple[int, int]:
     """(chains, replicas): the chain count ``runner.anneal`` takes on ``engine`` when none is named (the
-    backend's, rounded down to whole replica groups), and the replicas of the schedule."""
+    backend's, rounded down to whole replica groups; ``options["dataset"]``: the count of a puzzle that
+    shares its launches with others, as ``runner.anneal_many`` gives it), and the replicas of the schedule."""
     _, _, law = _plan(puzzle, **{k: options[k] for k in ("move", "propagate", "schedule", "replicas", "max_moves")},
                       trials=1, early_stop=False)
-    chains = engine.default_chains(_move(puzzle, options["move"], options["propagate"]))
+    count = engine.dataset_chains if options.get("dataset") else engine.default_chains
+    chains = count(_move(puzzle, options["move"], options["propagate"]))
     return max(law.levels, chains - chains % law.levels), law.levels
 
 
@@ -523,10 +525,13 @@ def solve_many(puzzles: Iterable, *, client, batch: int | None = None, move: str
                    time_limit=time_limit, early_stop=early_stop, chain_base=chain_base, chunk_moves=chunk_moves,
                    replicas=replicas, exchange_interval=exchange_interval, propagate=propagate)
     _, default_chains, sharing = _prepare(client, first, backend=backend, warm_up=warm_up, options=options)
-    _check_options(chains=chains or default_chains, **checks)
-    # as anneal_many: enough puzzles per launch for four times the backend's default chain count
-    batch = max(1, default_chains * 4 // (chains or default_chains)) if batch is None else int(batch)
-    options.update(backend=backend, chains=chains, seed=seed, batch=batch)
+    _, dataset_chains, _ = _prepare(client, first, backend=backend, warm_up=False, options=dict(options, dataset=True))
+    _check_options(chains=chains or dataset_chains, **checks)
+    # as anneal_many: enough puzzles per launch for four times the backend's default chain count, each with
+    # the dataset count unless named; named here, so that every task (a last one of a single puzzle too)
+    # runs the chains one process would
+    batch = max(1, default_chains * 4 // (chains or dataset_chains)) if batch is None else int(batch)
+    options.update(backend=backend, chains=chains or dataset_chains, seed=seed, batch=batch)
     source = itertools.chain([first], source)
     run_id = uuid.uuid4().hex
     halt = distributed.Event(f"gpu-sa-stop-{run_id}", client=client)

@@ -43,7 +43,8 @@ ENGINE_OPTIONS = (
            "cuda if a GPU is usable, else cpu (default: auto; the choice is printed on stderr)",
            Choice(("auto", "cuda", "cpu", "numpy")), default="auto", applies=CHAINS),
     Option("--chains", "independent chains run in lockstep, per puzzle (default: cuda enough to fill the GPU, "
-           "cpu 256, numpy 64; method auto's annealing rounds: 16 on the CPU)", Integer(1),
+           "or at most 2048 per puzzle when several puzzles share the launches; cpu 256, numpy 64; method auto's "
+           "annealing rounds: 16 on the CPU)", Integer(1),
            purpose="independent chains run in lockstep", applies=CHAINS),
     Option("--seed", "64-bit seed; a run is a pure function of the seed and the options (default: random, printed "
            "with the result); the exact methods' random tie-breaks and restarts (HiGHS's random_seed for the integer "
@@ -213,17 +214,22 @@ def _anneal(app, kind, puzzles, args) -> int:
         from ..trace import TraceWriter
 
         trace = TraceWriter(args.trace)  # checked before any run: an existing file is one line, exit 2
+    on_cluster = args.dask is not None or args.workers is not None
+    batched = args.batch != 1 and len(puzzles) > 1 and not any(dumps)
     if not args.quiet:
         ending.note(f"gpu-sa: {why}")
+        if not on_cluster:  # on a cluster each worker's backend decides
+            rows = args.chains or (backend.dataset_chains if batched else backend.default_chains)(moves[0])
+            ending.note(f"gpu-sa: launch: {backend.describe_launch(rows, moves[0])} per puzzle")
     failures = []
 
     def answers():
-        if args.dask is not None or args.workers is not None:
+        if on_cluster:
             yield from app.on_cluster(puzzles, laws, address=args.dask, workers=args.workers, move=args.move,
                                       engine={**engine, "backend": args.backend}, batch=args.batch,
                                       fmt=args.output_format, check_unique=args.check_unique)
             return
-        if args.batch != 1 and len(puzzles) > 1 and not any(dumps):
+        if batched:
             progress = _ProgressLine(f"{len(puzzles)} puzzles", quiet=args.quiet, trace=trace, failures=failures,
                                      puzzles=len(puzzles))
             try:
