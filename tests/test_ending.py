@@ -174,7 +174,7 @@ def test_an_unwritable_dump_keeps_the_result_and_exits_74():
     assert done.returncode == 74
     (record,) = [json.loads(line) for line in done.stdout.splitlines()]
     assert record["puzzle"] == "<stdin>:1" and len(record["best"]) == 16  # printed before the dump was tried
-    (line,) = done.stderr.splitlines()[1:]  # after the backend note
+    (line,) = done.stderr.splitlines()[2:]  # after the backend note and the launch line
     assert line.startswith("gpu-sa: error: /proc/gpu-sa-cannot-write-here.npz: cannot write the states")
 
 
