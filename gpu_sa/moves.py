@@ -87,6 +87,32 @@ def keep_best(row, move, state):
 
 
 @device
+def loop_counters(row, state):
+    """A chain's 32-bit loop state at the start of a launch: (current cost, best cost, moves accepted in
+    this launch); one register each on the GPU."""
+    return np.int32(state.cost[row]), np.int32(state.best_cost[row]), np.uint32(0)
+
+
+@device
+def note_accepted(row, current, best, n_accepted, lo, hi, state):
+    """After an accepted move brought the chain to ``current``: (best, n_accepted) updated, the best state
+    kept when ``current`` beats it."""
+    n_accepted = np.uint32(n_accepted + np.uint32(1))
+    if current < best:
+        best = current
+        keep_best(row, move_index(lo, hi), state)
+    return best, n_accepted
+
+
+@device
+def store_counters(row, current, best, n_accepted, state):
+    """The loop state back into the chain's row at the end of a launch."""
+    state.cost[row] = current
+    state.best_cost[row] = best
+    state.accepted[row] += np.uint64(n_accepted)
+
+
+@device
 def clock_start(move_begin, plateau_begin, plateau_length):
     """A launch's clock, every part 32-bit (a launch covers fewer than 2**31 moves; the backends split longer
     ones): (lo, hi) the move index as its two Philox counter words, the move's place in its plateau, the

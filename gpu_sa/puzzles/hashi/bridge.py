@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...moves import clock_start, clock_tick, device, keep_best, move_index, per_puzzle
+from ...moves import clock_start, clock_tick, device, loop_counters, note_accepted, per_puzzle, store_counters
 from ...rng import TAG_INIT, TAG_MOVE, philox, uniform
 
 ZERO32 = np.uint32(0)
@@ -170,10 +170,8 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
     n_movable = tables.n_movable[puzzle]
     chain_word = np.uint32(chain)
     level = state.level[row]
-    current = np.int32(state.cost[row])  # 32-bit loop state: one register each
+    current, best, n_accepted = loop_counters(row, state)  # 32-bit loop state: one register each
     local = local_cost(row, puzzle, config, counts, tables)
-    best = np.int32(state.best_cost[row])
-    n_accepted = np.uint32(0)  # this launch's (fewer than 2**31 moves)
     lo, hi, in_plateau, plateau, length = clock_start(move_begin, plateau_begin, plateau_length)
     for _ in range(np.int32(move_end - move_begin)):
         w0, w1, w2, w3 = philox(lo, hi, chain_word, TAG_MOVE, key0, key1)
@@ -205,11 +203,6 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
             counts[row, b] = degree_b + change
             local += local_delta
             current = np.int32(energy)
-            n_accepted = np.uint32(n_accepted + np.uint32(1))
-            if current < best:
-                best = current
-                keep_best(row, move_index(lo, hi), state)
+            best, n_accepted = note_accepted(row, current, best, n_accepted, lo, hi, state)
         lo, hi, in_plateau, plateau = clock_tick(lo, hi, in_plateau, plateau, length)
-    state.cost[row] = current
-    state.best_cost[row] = best
-    state.accepted[row] += np.uint64(n_accepted)
+    store_counters(row, current, best, n_accepted, state)
