@@ -233,30 +233,35 @@ class _StopPoll:
         return self.stopped
 
 
-def _warm_up(puzzle, backend: str, sharing: dict, options: dict) -> tuple[float, int]:
+def _warm_up(puzzle, backend: str, sharing: dict, options: dict) -> tuple[float, tuple[int, int]]:
     """Pay imports, propagation and the compiled code's load (or compilation) once per worker, with
-    a run of a few moves of one replica group. Returns (seconds, the default chain count here)."""
+    a run of a few moves of one replica group. Returns (seconds, the default chain counts here)."""
     started = time.perf_counter()
     engine = _backend_here(backend, sharing)
-    chains, replicas = _default_chains(engine, puzzle, options)
+    _, replicas = _default_chains(engine, puzzle, options)
     runner.anneal(puzzle, backend=engine, chains=replicas, seed=0, max_moves=8, trials=1, early_stop=False,
                   **{k: options[k] for k in ("move", "schedule", "replicas", "propagate")})
-    return time.perf_counter() - started, chains
+    return time.perf_counter() - started, _chain_counts(engine, puzzle, options)
 
 
-def _default_chains(engine, puzzle, options) -> tuple[int, int]:
-    """(chains, replicas): the chain count ``runner.anneal`` takes on ``engine`` when none is named (the
-    backend's, rounded down to whole replica groups; ``options["dataset"]``: the count of a puzzle that
-    shares its launches with others, as ``runner.anneal_many`` gives it), and the replicas of the schedule."""
+def _default_chains(engine, puzzle, options, shared: bool = False) -> tuple[int, int]:
+    """(chains, replicas): the chain count ``runner.anneal_many`` takes on ``engine`` when none is named (the
+    backend's, rounded down to whole replica groups), for a puzzle alone or (``shared``) one that shares its
+    launches with others, and the replicas of the schedule."""
     _, _, law = _plan(puzzle, **{k: options[k] for k in ("move", "propagate", "schedule", "replicas", "max_moves")},
                       trials=1, early_stop=False)
-    count = engine.dataset_chains if options.get("dataset") else engine.default_chains
+    count = engine.dataset_chains if shared else engine.default_chains
     chains = count(_move(puzzle, options["move"], options["propagate"]))
     return max(law.levels, chains - chains % law.levels), law.levels
 
 
-def _probe(puzzle, backend: str, sharing: dict, options: dict) -> int:
-    return _default_chains(_backend_here(backend, sharing), puzzle, options)[0]
+def _chain_counts(engine, puzzle, options) -> tuple[int, int]:
+    """(alone, shared): both default chain counts on ``engine`` (``_default_chains``)."""
+    return tuple(_default_chains(engine, puzzle, options, shared)[0] for shared in (False, True))
+
+
+def _probe(puzzle, backend: str, sharing: dict, options: dict) -> tuple[int, int]:
+    return _chain_counts(_backend_here(backend, sharing), puzzle, options)
 
 
 def _run_trial(puzzle, trial: int, options: dict, key: str, stop_name: str, sharing: dict) -> Trial:
@@ -283,7 +288,8 @@ def _run_batch(puzzles: list, first_index: int, options: dict, key: str, stop_na
 def _prepare(client, puzzle, *, backend, warm_up, options):
     """Warm every worker up on ``puzzle`` (or only ask one which backend it runs).
 
-    Returns (warm-up seconds per worker, the default chain count on the first worker, worker threads per host).
+    Returns (warm-up seconds per worker, the default chain counts on the first worker (alone, shared: see
+    ``_default_chains``), worker threads per host).
     """
     sharing = _threads_sharing_host(client)
     addresses = sorted(client.scheduler_info()["workers"])
@@ -397,7 +403,7 @@ def solve_one(puzzle, *, client, move: str | None = None, backend: str = "auto",
                    early_stop=early_stop, chunk_moves=chunk_moves, replicas=replicas,
                    exchange_interval=exchange_interval, propagate=propagate)
     setup_start = time.perf_counter()
-    warmup, default_chains, sharing = _prepare(client, puzzle, backend=backend, warm_up=warm_up, options=options)
+    warmup, (default_chains, _), sharing = _prepare(client, puzzle, backend=backend, warm_up=warm_up, options=options)
     chains = default_chains if chains is None else int(chains)
     _check_options(chains=chains, **checks)
     if limit == 0:
@@ -524,8 +530,8 @@ def solve_many(puzzles: Iterable, *, client, batch: int | None = None, move: str
     options = dict(move=move, schedule=schedule, max_moves=max_moves, trials=trials, stall_plateaus=stall_plateaus,
                    time_limit=time_limit, early_stop=early_stop, chain_base=chain_base, chunk_moves=chunk_moves,
                    replicas=replicas, exchange_interval=exchange_interval, propagate=propagate)
-    _, default_chains, sharing = _prepare(client, first, backend=backend, warm_up=warm_up, options=options)
-    _, dataset_chains, _ = _prepare(client, first, backend=backend, warm_up=False, options=dict(options, dataset=True))
+    _, (default_chains, dataset_chains), sharing = _prepare(client, first, backend=backend, warm_up=warm_up,
+                                                            options=options)
     _check_options(chains=chains or dataset_chains, **checks)
     # as anneal_many: enough puzzles per launch for four times the backend's default chain count, each with
     # the dataset count unless named; named here, so that every task (a last one of a single puzzle too)
