@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import large
 from common import ROOT, SHARED_DATA, environment, print_header, print_table
 
 from gpu_sa.validate import sudoku_violations
@@ -45,13 +45,9 @@ MODES = ("batch", "one", "exact", "default")
 def load_set(name: str, count: int) -> list[list[int]]:
     """The first ``count`` puzzles of a set, each a flat list of givens (0 = empty)."""
     sudoku = SHARED_DATA / "sudoku"
-    if name == "16x16":
-        files = sorted((sudoku / "lloyd_amos").glob("inst16x16_50_*.txt"), key=lambda p: int(p.stem.rsplit("_", 1)[1]))
-        puzzles = []
-        for path in files[:count]:
-            numbers = [int(v) for v in path.read_text().split()]
-            puzzles.append([0 if v < 0 else v for v in numbers[-256:]])  # the seed's numbers format, -1 or 0 = empty
-        return puzzles
+    if name == "16x16":  # bench/large.py's reader of the Lloyd & Amos files
+        found, _ = large.instances([16], [50], count, sudoku / "lloyd_amos", None)
+        return [[value for row in instance.givens for value in row] for instance in found]
     path = sudoku / {"17clue": "17_clue_dev.txt", "top1465": "top1465_dev.txt"}[name]
     puzzles = []
     for line in path.read_text().splitlines():
@@ -106,8 +102,7 @@ def count_solved(stdout: str, puzzles: list[list[int]]) -> tuple[int, int]:
 def run(mode: str, path: Path, puzzles, args) -> dict:
     argv = command(mode, path, args)
     start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=large._env())
     wall = time.perf_counter() - start
     valid, invalid = count_solved(done.stdout, puzzles)
     return {"mode": mode, "puzzles": len(puzzles), "solved": valid, "invalid": invalid, "wall": wall,
