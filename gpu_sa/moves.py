@@ -82,8 +82,12 @@ def state_bytes(move: "AnnealMove", rows: int) -> int:
 def keep_best(row, move, state):
     """A chain beat its best cost at move index ``move`` (rare: a cold path)."""
     state.best_move[row] = move + 1
-    for slot in range(state.config.shape[1]):
-        state.best_config[row, slot] = state.config[row, slot]
+    # one chain's rows as views and a uint32 slot: one stride multiply per byte, no sign handling
+    config, best_config = state.config[row], state.best_config[row]
+    slot, size = np.uint32(0), np.uint32(config.shape[0])
+    while slot < size:  # a while loop: numba's range() would count in 64 bits
+        best_config[slot] = config[slot]
+        slot = np.uint32(slot + np.uint32(1))
 
 
 @device
