@@ -62,24 +62,35 @@ def candidate_table(masks: np.ndarray, side: int) -> np.ndarray:
 
 
 @device
-def union_change(counts, unit_offsets, cell, old, new):
-    """Change of cost when ``cell`` goes from ``old`` to ``new``: union(new) - (union(old) - 1), one unit at
-    a time so that only one unit's offset is live (registers on the GPU). Indices are uint32 (see
-    ``advance_chain``)."""
-    change = 1
-    for unit in range(5):
-        base = np.uint32(unit_offsets[cell, unit])
-        difference = int(counts[np.uint32(base + new)]) - int(counts[np.uint32(base + old)])
-        change += difference if unit < 3 else -difference
-    return change
-
-
-@device
 def add_count(counts, unit_offsets, cell, digit, amount):
     """``counts``: one chain's row (a view), so that an access is one stride multiply, not two."""
     for unit in range(5):
         slot = np.uint32(unit_offsets[cell, unit] + digit)
         counts[slot] = int(counts[slot]) + amount
+
+
+@device
+def union_change(counts, unit_offsets, cell, old, new):
+    """Change of cost when ``cell`` goes from ``old`` to ``new``: union(new) - (union(old) - 1), one unit at
+    a time so that only one unit's offset is live (registers on the GPU). Indices are uint32 and the sum
+    int32 (see ``advance_chain``)."""
+    change = np.int32(1)
+    for unit in range(5):
+        base = np.uint32(unit_offsets[cell, unit])
+        difference = np.int32(counts[np.uint32(base + new)]) - np.int32(counts[np.uint32(base + old)])
+        change = np.int32(change + difference) if unit < 3 else np.int32(change - difference)
+    return change
+
+
+@device
+def move_count(counts, unit_offsets, cell, old, new):
+    """An accepted move: ``old`` leaves the cell's five units and ``new`` enters them, one offset load per
+    unit. Holding union_change's offsets and counts in registers instead was measured (bench/sass.py):
+    56-64 registers against 48, so it is not done."""
+    for unit in range(5):
+        base = np.uint32(unit_offsets[cell, unit])
+        counts[np.uint32(base + old)] = counts[np.uint32(base + old)] - np.uint8(1)
+        counts[np.uint32(base + new)] = counts[np.uint32(base + new)] + np.uint8(1)
 
 
 @device
@@ -135,8 +146,7 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
         delta = union_change(counts, unit_offsets, cell, old, new)
         if delta <= 0 or w2 < thresholds[np.uint32(plateau), level, np.uint32(delta)]:
             config[cell] = new
-            add_count(counts, unit_offsets, cell, old, -1)
-            add_count(counts, unit_offsets, cell, new, 1)
+            move_count(counts, unit_offsets, cell, old, new)
             current = np.int32(current + delta)
             best, n_accepted = note_accepted(row, current, best, n_accepted, lo, hi, state)
         lo, hi, in_plateau, plateau = clock_tick(lo, hi, in_plateau, plateau, length)
