@@ -107,17 +107,18 @@ def max_cost(order: int) -> int:
 
 
 @device
-def unit_change(counts, row, slot_base, removed, added):
-    """Change of a unit's missing digits when one ``removed`` leaves it and one ``added`` enters."""
-    return (int(counts[row, np.uint32(slot_base + removed)] == 1)
-            - int(counts[row, np.uint32(slot_base + added)] == 0))
+def unit_change(counts, slot_base, removed, added):
+    """Change of a unit's missing digits when one ``removed`` leaves it and one ``added`` enters (``counts``:
+    one chain's row, a view)."""
+    return (np.int32(counts[np.uint32(slot_base + removed)] == 1)
+            - np.int32(counts[np.uint32(slot_base + added)] == 0))
 
 
 @device
-def move_digit(counts, row, slot_base, removed, added):
+def move_digit(counts, slot_base, removed, added):
     gone, come = np.uint32(slot_base + removed), np.uint32(slot_base + added)
-    counts[row, gone] = int(counts[row, gone]) - 1
-    counts[row, come] = int(counts[row, come]) + 1
+    counts[gone] = int(counts[gone]) - 1
+    counts[come] = int(counts[come]) + 1
 
 
 @device
@@ -239,19 +240,21 @@ def start_chain(row, chain, puzzle, key0, key1, tables, state):
 
 
 @device
-def legal_partners(row, b, k, i, x, mask_a, movable, masks, config, wanted):
+def legal_partners(b, k, i, x, mask_a, movable, masks, config, wanted):
     """Free cells of box b other than slot i that can swap with a (digit x, candidates mask_a):
-    their number, or (``wanted`` < k) the slot of the rank-``wanted`` one. One puzzle's tables."""
+    their number, or (``wanted`` < k) the slot of the rank-``wanted`` one. One puzzle's tables, one chain's
+    configuration."""
     found = np.uint32(0)
-    for s in range(k):
-        if s == i:
-            continue
-        c = np.uint32(movable[b, np.uint32(1 + s)])
-        y = config[row, c]
-        if (mask_a >> np.uint64(y)) & ONE64 != 0 and (masks[c] >> np.uint64(x)) & ONE64 != 0:
-            if found == wanted:
-                return np.uint32(s)
-            found = np.uint32(found + np.uint32(1))
+    s = np.uint32(0)
+    while s < k:  # a uint32 while loop: numba's range() would count in 64 bits
+        if s != i:
+            c = np.uint32(movable[b, np.uint32(s + np.uint32(1))])
+            y = config[c]
+            if (mask_a >> np.uint64(y)) & ONE64 != 0 and (masks[c] >> np.uint64(x)) & ONE64 != 0:
+                if found == wanted:
+                    return s
+                found = np.uint32(found + np.uint32(1))
+        s = np.uint32(s + np.uint32(1))
     return found
 
 
@@ -261,8 +264,8 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
     # Every index in the loop is a uint32: numba then neither sign-extends it nor tests it for a negative
     # wraparound, which halves the GPU's address arithmetic and its registers.
     row = np.uint32(row)
-    config, counts = state.config, state.counts
-    # this puzzle's tables as views: no puzzle index in the loop
+    # this chain's rows and this puzzle's tables as views: neither index in the loop's addresses
+    config, counts = state.config[row], state.counts[row]
     movable, masks, cell_units = tables.movable[puzzle], tables.masks[puzzle], tables.cell_units
     restricted = tables.restricted[puzzle] != 0
     n_movable = tables.n_movable[puzzle]
@@ -276,37 +279,37 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
         k = np.uint32(movable[b, 0])
         i = uniform_index(w1, k)
         a = np.uint32(movable[b, np.uint32(i + np.uint32(1))])
-        x = np.uint32(config[row, a])
+        x = np.uint32(config[a])
         if restricted:
             mask_a = masks[a]
-            legal = legal_partners(row, b, k, i, x, mask_a, movable, masks, config, k)
+            legal = legal_partners(b, k, i, x, mask_a, movable, masks, config, k)
             j = i  # no legal partner: a null move (a swaps with itself, and that is not counted as accepted)
             if legal > 0:
-                j = legal_partners(row, b, k, i, x, mask_a, movable, masks, config, uniform_index(w2, legal))
+                j = legal_partners(b, k, i, x, mask_a, movable, masks, config, uniform_index(w2, legal))
         else:
             j = uniform_index(w2, np.uint32(k - np.uint32(1)))
             if j >= i:
                 j = np.uint32(j + np.uint32(1))
         c = np.uint32(movable[b, np.uint32(j + np.uint32(1))])
-        y = np.uint32(config[row, c])
+        y = np.uint32(config[c])
         row_a = np.uint32(cell_units[a, 0])
         row_c = np.uint32(cell_units[c, 0])
         column_a = np.uint32(cell_units[a, 1])
         column_c = np.uint32(cell_units[c, 1])
-        delta = 0
+        delta = np.int32(0)
         if row_a != row_c:
-            delta += unit_change(counts, row, row_a, x, y) + unit_change(counts, row, row_c, y, x)
+            delta = np.int32(unit_change(counts, row_a, x, y) + unit_change(counts, row_c, y, x))
         if column_a != column_c:
-            delta += unit_change(counts, row, column_a, x, y) + unit_change(counts, row, column_c, y, x)
+            delta = np.int32(delta + unit_change(counts, column_a, x, y) + unit_change(counts, column_c, y, x))
         if a != c and (delta <= 0 or w3 < thresholds[np.uint32(plateau), level, np.uint32(delta)]):
-            config[row, a] = y
-            config[row, c] = x
+            config[a] = y
+            config[c] = x
             if row_a != row_c:
-                move_digit(counts, row, row_a, x, y)
-                move_digit(counts, row, row_c, y, x)
+                move_digit(counts, row_a, x, y)
+                move_digit(counts, row_c, y, x)
             if column_a != column_c:
-                move_digit(counts, row, column_a, x, y)
-                move_digit(counts, row, column_c, y, x)
+                move_digit(counts, column_a, x, y)
+                move_digit(counts, column_c, y, x)
             current = np.int32(current + delta)
             best, n_accepted = note_accepted(row, current, best, n_accepted, lo, hi, state)
         lo, hi, in_plateau, plateau = clock_tick(lo, hi, in_plateau, plateau, length)
