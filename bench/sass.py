@@ -18,6 +18,11 @@ Columns of the table (one row per kernel; ``--json`` prints the same as one obje
                   proposal (inside the launch code's window and segment loops, which run once per
                   chunk segment). The loops nested in it are listed apart in "inner loops" (for
                   example the best-state copy).
+  fewest/pass     the fewest instructions one pass through the main loop can execute (the lightest
+                  path from its header back to it): for an advance kernel, a rejected proposal that
+                  sets no record, the common case once chains have cooled. "main loop" counts every
+                  instruction of the body, the cold paths (accepted moves, the best-state copy's set-up
+                  and its unrolled remainder) included; this counts the hot path.
   calls           CALLs to subroutines (``__cuda_sm20_div_s64`` is ptxas's 64-bit division helper),
                   each with where it sits (its innermost loop): main loop, inner loop (nested in the
                   main loop), other loop or outside loops
@@ -519,6 +524,7 @@ class ControlFlow:
     blocks: list  # [(first, end)] instruction index ranges
     block_of: list  # instruction index -> block index
     loops: list  # Loop, outermost first
+    successors: list  # block index -> the blocks control may go to next
 
 
 def control_flow(function: Function) -> ControlFlow:
@@ -602,7 +608,7 @@ def control_flow(function: Function) -> ControlFlow:
     loops = [loops[i] for i in order]
     for loop in loops:
         loop.parent = None if loop.parent is None else renumber[loop.parent]
-    return ControlFlow(blocks=blocks, block_of=block_of, loops=loops)
+    return ControlFlow(blocks=blocks, block_of=block_of, loops=loops, successors=successors)
 
 
 def _returns(entry, local, blocks, code):
@@ -692,6 +698,7 @@ def analyse_sass(text: str) -> dict:
     return {
         "sass_instructions": sum(1 for f in functions for ins in f.instructions if ins.base != "NOP"),
         "main_loop": main.instructions if main else 0,
+        "fewest_per_pass": shortest_iteration(main, flow, kernel.instructions) if main else 0,
         "inner_loops": inner,
         "loops": len(flow.loops),
         "calls": calls,
@@ -705,6 +712,32 @@ def analyse_sass(text: str) -> dict:
             "inline_divisions": sum(bool(_INLINE_DIVISION.search(ins.opcode)) for ins in main_code),
         },
     }
+
+
+def shortest_iteration(loop: Loop, flow: ControlFlow, code) -> int:
+    """The fewest instructions one pass through ``loop`` can execute: the lightest path from its header
+    back to its header (Dijkstra over its blocks, each weighing its instructions). For the proposal loop
+    that is a rejected proposal that sets no record, the common case once a chain has cooled; the main
+    loop's count, by contrast, is every instruction in the body, cold paths (accepted moves, the best-state
+    copy's set-up) included."""
+    import heapq
+
+    header = flow.block_of[loop.header]
+    weight = {b: _size(flow.blocks[b], code) for b in loop.blocks}
+    best = {header: weight[header]}
+    queue = [(weight[header], header)]
+    shortest = None
+    while queue:
+        cost, block = heapq.heappop(queue)
+        if cost > best.get(block, cost):
+            continue
+        for following in flow.successors[block]:
+            if following == header:
+                shortest = cost if shortest is None else min(shortest, cost)
+            elif following in loop.blocks and cost + weight[following] < best.get(following, 1 << 60):
+                best[following] = cost + weight[following]
+                heapq.heappush(queue, (best[following], following))
+    return shortest or 0
 
 
 def _nested(loop, flow):
@@ -725,6 +758,7 @@ class KernelReport:
     shared: int  # static + dynamic, bytes per block
     sass_instructions: int
     main_loop: int
+    fewest_per_pass: int
     inner_loops: list
     loops: int
     calls: list
@@ -781,7 +815,7 @@ def table_row(r: KernelReport):
     inner = "+".join(map(str, r.inner_loops)) if len(r.inner_loops) <= 3 else \
         f"{len(r.inner_loops)} loops, {sum(r.inner_loops):,}"
     return [r.move, r.kernel, r.registers, f"{r.spill_stores}/{r.spill_loads}", r.stack, r.shared,
-            r.sass_instructions, r.main_loop, inner or "-", calls_summary(r.calls),
+            r.sass_instructions, r.main_loop, r.fewest_per_pass, inner or "-", calls_summary(r.calls),
             f"{mix['global_loads']}/{mix['global_stores']}", mix["constant_loads"], mix["sixty_four_bit"],
             mix["float64"], mix["inline_divisions"],
             f"{r.chains:,} = {r.blocks} x {r.threads}", f"{r.occupancy_sm:.1%} ({r.occupancy_limited_by})",
@@ -798,7 +832,7 @@ def calls_summary(calls):
                      for helper, places in by_helper.items()) or "-"
 
 
-COLUMNS = ["move", "kernel", "regs", "spill st/ld", "stack", "smem", "SASS", "main loop", "inner loops",
+COLUMNS = ["move", "kernel", "regs", "spill st/ld", "stack", "smem", "SASS", "main loop", "fewest/pass", "inner loops",
            "calls: where", "loop LDG/STG", "loop LDC", "loop 64-bit", "loop fp64",
            "loop div32", "chains = blocks x threads",
            "occupancy/SM", "device"]
