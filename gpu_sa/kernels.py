@@ -37,6 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import rng
 from .moves import SIMULATOR
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
@@ -285,6 +286,8 @@ def stage_shape(levels: int, width: int) -> tuple[int, int, int] | None:
 @functools.cache
 def cuda_glue(move_module, stage: tuple[int, int, int] | None) -> Glue:
     """(init, advance, exchange) kernels of a move, thresholds staged in a shared tile of shape ``stage``."""
+    if not SIMULATOR:
+        rng.register_for_cuda()  # Philox's products as single mul.wide.u32 (gpu_sa.rng.wide_product)
     if stage is None:
         block, rows, variant, note = "", "chunk.thresholds", "_global", ""
     else:

@@ -19,12 +19,14 @@ types ``uint64 op int64`` as float64, and a silent float would change the stream
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from .moves import device
+from .moves import SIMULATOR, device
 
-PHILOX_M0 = np.uint64(0xD2511F53)
-PHILOX_M1 = np.uint64(0xCD9E8D57)
+PHILOX_M0 = np.uint32(0xD2511F53)  # multipliers: uint32, the full product comes from wide_product
+PHILOX_M1 = np.uint32(0xCD9E8D57)
 PHILOX_W0 = np.uint64(0x9E3779B9)
 PHILOX_W1 = np.uint64(0xBB67AE85)
 MASK32 = np.uint64(0xFFFFFFFF)
@@ -38,11 +40,21 @@ TAG_MOVE = np.uint32(0x4D4F5645)
 TAG_EXCHANGE = np.uint32(0x45584348)  # replica exchange decisions
 
 
+def wide_product(a, b):
+    """The full 64-bit product of two uint32 values.
+
+    On the GPU this is one ``mul.wide.u32`` written as inline PTX: written in Python, NVVM splits a product
+    whose two halves are both used into ``mul.wide.u32`` for the high half and a separate ``mul.lo`` for the
+    low half (two IMADs on the device where one IMAD.WIDE.U32 gives both), and Philox takes both halves of
+    two products per round (bench/RESULTS.md, issue 14). Everywhere else it is plain arithmetic."""
+    return np.uint64(a) * np.uint64(b)
+
+
 def philox4x32_10(c0, c1, c2, c3, k0, k1):
     """Return the four uint32 output words for counter (c0..c3) and key (k0, k1)."""
-    # The state stays uint32 between rounds and each product is uint64(x) * M: the widening of a
-    # 32-bit value is explicit, so NVVM emits mul.wide.u32 and 32-bit logic instead of emulated
-    # 64-bit multiplies (bench/NOTES.md); on the CPU and in the simulator it is the same arithmetic.
+    # The state stays uint32 between rounds and each product is the full product of two uint32 values
+    # (``wide_product``): one mul.wide.u32 on the GPU, whose register pair holds both halves, and 32-bit
+    # logic elsewhere (bench/NOTES.md); on the CPU and in the simulator it is the same arithmetic.
     x0 = np.uint32(c0)
     x1 = np.uint32(c1)
     x2 = np.uint32(c2)
@@ -50,8 +62,8 @@ def philox4x32_10(c0, c1, c2, c3, k0, k1):
     key0 = np.uint32(k0)
     key1 = np.uint32(k1)
     for _ in range(PHILOX_ROUNDS):
-        product0 = PHILOX_M0 * np.uint64(x0)  # < 2**64: never wraps
-        product1 = PHILOX_M1 * np.uint64(x2)
+        product0 = wide_product(x0, PHILOX_M0)  # < 2**64: never wraps
+        product1 = wide_product(x2, PHILOX_M1)
         hi0 = np.uint32(product0 >> SHIFT32)
         lo0 = np.uint32(product0 & MASK32)
         hi1 = np.uint32(product1 >> SHIFT32)
@@ -74,6 +86,37 @@ def split_seed(seed: int) -> tuple[np.uint32, np.uint32]:
     return np.uint32(seed & 0xFFFFFFFF), np.uint32(seed >> 32)
 
 
+def _register_for_the_cpu():
+    """``wide_product`` for numba on the CPU: plain arithmetic."""
+    from numba.core.extending import overload
+
+    @overload(wide_product, target="cpu")
+    def _on_the_cpu(a, b):
+        return lambda a, b: np.uint64(a) * np.uint64(b)
+
+
+@functools.cache
+def register_for_cuda():
+    """``wide_product`` for numba-cuda: one inline ``mul.wide.u32``. Called by ``gpu_sa.kernels`` before it
+    builds CUDA kernels, not at import: importing numba.cuda costs every command about 0.15 s."""
+    from llvmlite import ir
+    from numba.cuda import types as cuda_types
+    from numba.cuda.extending import intrinsic, overload
+
+    @intrinsic
+    def _mul_wide_u32(typingctx, a, b):
+        def codegen(context, builder, signature, args):
+            function = ir.FunctionType(ir.IntType(64), [ir.IntType(32), ir.IntType(32)])
+            return builder.call(ir.InlineAsm(function, "mul.wide.u32 $0, $1, $2;", "=l,r,r"), list(args))
+        return cuda_types.uint64(cuda_types.uint32, cuda_types.uint32), codegen
+
+    @overload(wide_product, target="cuda")
+    def _on_the_gpu(a, b):
+        return lambda a, b: _mul_wide_u32(np.uint32(a), np.uint32(b))
+
+
+if not SIMULATOR:  # under the simulator every device function runs as plain Python
+    _register_for_the_cpu()
 philox = device(philox4x32_10)
 
 

@@ -62,3 +62,13 @@ def test_uniform_below_is_the_multiply_shift_rule():
 def test_seed_out_of_range(seed):
     with pytest.raises(ValueError, match="seed"):
         rng.split_seed(seed)
+
+
+@pytest.mark.parametrize("a, b", [(0, 0), (1, 0xFFFFFFFF), (0xFFFFFFFF, 0xFFFFFFFF), (0xD2511F53, 0x9E3779B9)])
+def test_wide_product_is_the_full_64_bit_product(a, b):
+    """Python, and numba on the CPU (``wide_product``'s CPU overload, inside a compiled function)."""
+    import numba
+
+    exact = np.uint64(a * b)
+    assert rng.wide_product(np.uint32(a), np.uint32(b)) == exact
+    assert numba.njit(lambda x, y: rng.wide_product(x, y))(np.uint32(a), np.uint32(b)) == exact
