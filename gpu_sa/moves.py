@@ -196,8 +196,13 @@ def smallest_unsigned(largest: int):
 
 
 def per_puzzle(array, dtype) -> np.ndarray:
-    """One puzzle's table with its leading puzzle axis (length 1), contiguous, of ``dtype``."""
-    return np.ascontiguousarray(np.asarray(array, dtype=dtype)[None])
+    """One puzzle's table with its leading puzzle axis (length 1), contiguous, of ``dtype``.
+
+    By reshape, not ``[None]``: the new axis of ``[None]`` has stride 0, which NumPy still calls contiguous
+    but numba-cuda does not, so the kernels were compiled for layout 'A' with a runtime 64-bit stride per
+    dimension (bench/RESULTS.md, issue 14)."""
+    array = np.ascontiguousarray(array, dtype=dtype)
+    return array.reshape((1,) + array.shape)
 
 
 def stack_moves(moves: list[AnnealMove]) -> AnnealMove:
