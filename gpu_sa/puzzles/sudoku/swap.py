@@ -240,15 +240,15 @@ def start_chain(row, chain, puzzle, key0, key1, tables, state):
 
 
 @device
-def legal_partners(b, k, i, x, mask_a, movable, masks, config, wanted):
-    """Free cells of box b other than slot i that can swap with a (digit x, candidates mask_a):
-    their number, or (``wanted`` < k) the slot of the rank-``wanted`` one. One puzzle's tables, one chain's
-    configuration."""
+def legal_partners(box, k, i, x, mask_a, masks, config, wanted):
+    """Free cells of a box (``box``: its row of ``movable``) other than slot i that can swap with a (digit x,
+    candidates mask_a): their number, or (``wanted`` < k) the slot of the rank-``wanted`` one. One puzzle's
+    tables, one chain's configuration."""
     found = np.uint32(0)
     s = np.uint32(0)
     while s < k:  # a uint32 while loop: numba's range() would count in 64 bits
         if s != i:
-            c = np.uint32(movable[b, np.uint32(s + np.uint32(1))])
+            c = np.uint32(box[np.uint32(s + np.uint32(1))])
             y = config[c]
             if (mask_a >> np.uint64(y)) & ONE64 != 0 and (masks[c] >> np.uint64(x)) & ONE64 != 0:
                 if found == wanted:
@@ -275,22 +275,22 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
     lo, hi, in_plateau, plateau, length = clock_start(move_begin, plateau_begin, plateau_length)
     for _ in range(np.int32(move_end - move_begin)):
         w0, w1, w2, w3 = philox(lo, hi, chain_word, TAG_MOVE, key0, key1)
-        b = uniform_index(w0, n_movable)
-        k = np.uint32(movable[b, 0])
+        box = movable[uniform_index(w0, n_movable)]  # | k | its free cells (padded) |
+        k = np.uint32(box[0])
         i = uniform_index(w1, k)
-        a = np.uint32(movable[b, np.uint32(i + np.uint32(1))])
+        a = np.uint32(box[np.uint32(i + np.uint32(1))])
         x = np.uint32(config[a])
         if restricted:
             mask_a = masks[a]
-            legal = legal_partners(b, k, i, x, mask_a, movable, masks, config, k)
+            legal = legal_partners(box, k, i, x, mask_a, masks, config, k)
             j = i  # no legal partner: a null move (a swaps with itself, and that is not counted as accepted)
             if legal > 0:
-                j = legal_partners(b, k, i, x, mask_a, movable, masks, config, uniform_index(w2, legal))
+                j = legal_partners(box, k, i, x, mask_a, masks, config, uniform_index(w2, legal))
         else:
             j = uniform_index(w2, np.uint32(k - np.uint32(1)))
             if j >= i:
                 j = np.uint32(j + np.uint32(1))
-        c = np.uint32(movable[b, np.uint32(j + np.uint32(1))])
+        c = np.uint32(box[np.uint32(j + np.uint32(1))])
         y = np.uint32(config[c])
         row_a = np.uint32(cell_units[a, 0])
         row_c = np.uint32(cell_units[c, 0])
