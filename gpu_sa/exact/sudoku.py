@@ -161,8 +161,10 @@ def _strip(cand, cell, mask, cell_units, dirty, trace, rule, unit, source_a, sou
         removed = cand[cell] & mask
         _remove(cand, cell, mask, cell_units, dirty)
         _log(trace, rule, REMOVED, unit, source_a, source_b, cell, removed)
-        if _is_single(cand[cell]):
-            trace[0, 1 + rule] += 1
+        # Count a forced cell by adding 0 or 1, not under an ``if``: with the branch, numba left its
+        # atomic reference counting of the arrays inside the rules' loops, and the traced fixpoint
+        # (``propagate``) ran 4x slower than the untraced one (80 against 15 us on a 16x16).
+        trace[0, 1 + rule] += np.int64(_is_single(cand[cell]))
     else:
         _remove(cand, cell, mask, cell_units, dirty)
     return cand[cell]
