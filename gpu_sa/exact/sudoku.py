@@ -271,7 +271,9 @@ def _fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty,
     On entry ``pending[:top]`` holds the cells newly down to one digit, and ``dirty``
     mark the units whose candidates changed since the rules last looked at them: a unit
     that did not change cannot yield a new hidden single or naked pair. ``pending`` is
-    scratch space of cells * cells ints.
+    scratch space of ``cells`` ints: a cell is pushed on entry (already down to one digit) or
+    when a rule takes it from several digits down to one, which happens to it once at most, so
+    one call never pushes more than ``cells`` in all.
     """
     while True:
         if _spread_singles(cand, placed, peers, cell_units, dirty, pending, top, trace) < 0:
@@ -412,13 +414,14 @@ def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solutio
     """
     cells = cand0.shape[0]
     cand = np.empty((cells + 1, cells), dtype=np.uint64)
-    placed = np.zeros((cells + 1, cells), dtype=np.uint8)
+    placed = np.empty((cells + 1, cells), dtype=np.uint8)  # a row is written whole before it is read
     branch_cell = np.empty(cells + 1, dtype=np.int64)
     branch_rest = np.empty(cells + 1, dtype=np.uint64)
-    pending = np.empty(cells * cells, dtype=np.int64)
+    pending = np.empty(cells, dtype=np.int64)  # see _fixpoint: no more is ever pushed
     dirty = np.zeros(units.shape[0], dtype=np.uint8)
     seeded = restart >= 0
     cand[0, :] = cand0
+    placed[0, :] = 0
     top = _start(cand[0], placed[0], units, pending, dirty)
     if top < 0 or not _fixpoint(cand[0], placed[0], peers, units, cell_units, full, pending, top, dirty,
                                 None):
@@ -827,7 +830,7 @@ def propagate(givens, order: int) -> Propagation:
     cand = initial_candidates(givens, order)
     cells = cand.shape[0]
     placed = np.zeros(cells, dtype=np.uint8)
-    pending = np.empty(cells * cells, dtype=np.int64)
+    pending = np.empty(cells, dtype=np.int64)  # see _fixpoint: no more is ever pushed
     dirty = np.zeros(units.shape[0], dtype=np.uint8)
     counts = np.zeros((1, TRACE_COLUMNS), dtype=np.int64)
     top = _start(cand, placed, units, pending, dirty)
