@@ -23,8 +23,9 @@ Two ways to break ties and order digits:
                  so that one unlucky early choice cannot hold it for ever (``seed=``).
 
 Either way the search is complete: a search that ends within its budget has counted every
-solution up to ``limit``, and 0 proves there is none. Restarts run one per core; the answer
-is the one of the lowest-numbered restart that finishes, whatever the timing.
+solution up to ``limit``, and 0 proves there is none. The first restart runs on the calling
+thread (it is short, and most puzzles end there), the others one per core; the answer is the
+one of the lowest-numbered restart that finishes, whatever the timing.
 
 Tables (host, once per order): ``peers`` (cells, 3N - 2n - 1) and ``units`` (3N, N) of cell
 indices, rows then columns then boxes; ``cell_units`` (cells, 3) the units of each cell.
@@ -548,6 +549,11 @@ class ExactResult:
 
 DEFAULT_MAX_NODES = 10_000_000
 DEFAULT_BASE_NODES = 256  # restart budgets: Luby(i) x this (bench/exact.py --large)
+# A first restart of at most this many branches runs on the calling thread, before any worker: handing
+# it to a worker thread and waiting for it cost 0.1 to 1 ms on this project's 2-core machine, more than
+# the whole search of an easy 16x16; 256 branches take at most about 15 ms (an empty 64x64 grid), so a
+# Ctrl-C or a time limit is still heard within a fraction of a second.
+FIRST_RESTART_HERE_NODES = DEFAULT_BASE_NODES
 
 
 def available_cores() -> int:
@@ -715,7 +721,8 @@ class _Restart:
 
 
 def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag) -> ExactResult:
-    """Restarts 0, 1, 2, ... with budgets Luby(i + 1) x ``base_nodes``, ``threads`` at a time.
+    """Restarts 0, 1, 2, ... with budgets Luby(i + 1) x ``base_nodes``, ``threads`` at a time
+    (restart 0 alone first, on this thread, when its budget is small).
 
     The answer is that of the lowest restart that completes. Every restart below it has run
     to its whole budget (a restart is only ever cancelled by a lower one completing), so the
@@ -739,20 +746,29 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
             budgets.append(min(luby(index + 1) * base_nodes, max_nodes - spent))
             return index, budgets[index]
 
+    def run(index, budget, halt):
+        masks = np.zeros(cand.shape[0], dtype=np.uint64)
+        found, nodes, outcome = search_core(cand, peers, units, cell_units, full, limit, budget, masks, ZERO,
+                                            halt, key0, key1, index, cancel)
+        with lock:
+            results[index] = _Restart(int(found), int(nodes), int(outcome), masks)
+            if outcome == COMPLETE and index < cancel[0]:
+                cancel[0] = index
+
     def work(halt):
         while (claimed := next_restart(halt)) is not None:
-            index, budget = claimed
-            masks = np.zeros(cand.shape[0], dtype=np.uint64)
-            found, nodes, outcome = search_core(cand, peers, units, cell_units, full, limit, budget, masks, ZERO,
-                                                halt, key0, key1, index, cancel)
-            with lock:
-                results[index] = _Restart(int(found), int(nodes), int(outcome), masks)
-                if outcome == COMPLETE and index < cancel[0]:
-                    cancel[0] = index
+            run(*claimed, halt)
 
     start = time.perf_counter()
-    stopped, timed_out = _watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit,
-                                  workers=threads)
+    stopped = timed_out = False
+    if min(luby(1) * base_nodes, max_nodes) <= FIRST_RESTART_HERE_NODES:
+        # Restart 0 here, to its whole budget as on a worker (the same answer); it reads the stop flag
+        # itself, and the workers take restart 1 on only if it did not decide.
+        if (claimed := next_restart(flag)) is not None:
+            run(*claimed, flag)
+    if cancel[0] != 0:
+        stopped, timed_out = _watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit,
+                                      workers=threads)
     seconds = time.perf_counter() - start
     decided = None
     for index in range(len(budgets)):
