@@ -216,6 +216,29 @@ def test_restarted_answer_and_node_counts_depend_on_the_seed_only():
     assert (other.nodes, other.restarts) != (first.nodes, first.restarts)
 
 
+@pytest.mark.parametrize("order, count", [(2, 30), (3, 30), (4, 12)])
+def test_a_search_from_the_propagation_is_the_search_from_the_givens(order, count):
+    """``count_solutions(propagated=propagate(...))`` skips the root's propagation, and must change
+    nothing: the same counts, node counts, restarts and first solution, seeded or not."""
+    cases = _cases(order, count, seed=70 + order)
+    if order == 3:
+        cases += [p.givens for p in parse((DATA / "sudoku_samples.txt").read_text())[20:30]]
+    contradicted = restarted = 0
+    for givens in cases:
+        propagated = exact.propagate(givens, order)
+        contradicted += propagated.contradiction
+        for options in (dict(limit=3), dict(limit=3, seed=4, base_nodes=2), dict(limit=1, seed=9, threads=2)):
+            plain = exact.count_solutions(givens, order, **options)
+            started = exact.count_solutions(givens, order, propagated=propagated, **options)
+            restarted += plain.restarts > 1
+            assert (started.solutions, started.nodes, started.restarts, started.final_nodes, started.gave_up) == \
+                   (plain.solutions, plain.nodes, plain.restarts, plain.final_nodes, plain.gave_up), (givens, options)
+            assert (started.solution is None) == (plain.solution is None)
+            if plain.solution is not None:
+                assert np.array_equal(started.solution, plain.solution)
+    assert contradicted and restarted, "the cases must cover a contradiction and restarts"
+
+
 def test_luby_sequence():
     assert [exact.luby(i) for i in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
 

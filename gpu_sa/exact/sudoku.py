@@ -403,8 +403,12 @@ def _draws(nodes, restart, key0, key1):
 
 @numba.njit(cache=True, nogil=True)
 def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solution, shuffle, flag, key0, key1,
-                restart, cancel):
+                restart, cancel, root_at_fixpoint=False):
     """(solutions found (<= limit), nodes, outcome); the first solution's masks go to ``solution``.
+
+    ``root_at_fixpoint``: ``cand0`` is already the rules' fixpoint from the givens, without a
+    contradiction (``propagate``'s candidates). The root's propagation, which would change
+    nothing, is skipped: the root, and so the whole search, is the same.
 
     ``restart`` = DETERMINISTIC (-1): ties to the lowest cell, digits in increasing order, or with
     ``shuffle`` != 0 in an order hashed from it (randomised backtracking, for generating grids).
@@ -422,11 +426,16 @@ def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solutio
     dirty = np.zeros(units.shape[0], dtype=np.uint8)
     seeded = restart >= 0
     cand[0, :] = cand0
-    placed[0, :] = 0
-    top = _start(cand[0], placed[0], units, pending, dirty)
-    if top < 0 or not _fixpoint(cand[0], placed[0], peers, units, cell_units, full, pending, top, dirty,
-                                None):
-        return 0, 0, COMPLETE
+    if root_at_fixpoint:
+        # A fixpoint without contradiction has spread every cell down to one digit, and only those.
+        for cell in range(cells):
+            placed[0, cell] = _is_single(cand0[cell])
+    else:
+        placed[0, :] = 0
+        top = _start(cand[0], placed[0], units, pending, dirty)
+        if top < 0 or not _fixpoint(cand[0], placed[0], peers, units, cell_units, full, pending, top, dirty,
+                                    None):
+            return 0, 0, COMPLETE
     found = 0
     nodes = 0
     cell = _fewest_candidates(cand[0], placed[0], seeded, _draws(0, restart, key0, key1)[1] if seeded else ZERO32)
@@ -605,8 +614,9 @@ def _loaded(entry: str) -> bool:
     peers, units, cell_units, full = tables(2)
     masks = np.zeros(16, dtype=np.uint64)
     if entry == "search_core":
-        search_core(np.full(16, full), peers, units, cell_units, full, 1, 1, masks, ZERO, np.zeros(1, np.uint8),
-                    ZERO32, ZERO32, 0, np.full(1, NEVER, np.int64))
+        for root_at_fixpoint in (False, True):  # a blank grid is its own fixpoint
+            search_core(np.full(16, full), peers, units, cell_units, full, 1, 1, masks, ZERO, np.zeros(1, np.uint8),
+                        ZERO32, ZERO32, 0, np.full(1, NEVER, np.int64), root_at_fixpoint)
     else:
         empty = np.zeros((0, 16), dtype=np.int16)
         search_batch(empty, peers, units, cell_units, full, 1, 0, np.zeros(1, np.uint8), np.zeros(0, np.int64),
@@ -660,7 +670,8 @@ def _watched(work, *, flag, deadline, workers: int = 1) -> tuple[bool, bool]:
 
 def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFAULT_MAX_NODES,
                     seed: int | None = None, threads: int | None = None, time_limit: float | None = None,
-                    base_nodes: int = DEFAULT_BASE_NODES, flag: np.ndarray | None = None) -> ExactResult:
+                    base_nodes: int = DEFAULT_BASE_NODES, flag: np.ndarray | None = None,
+                    propagated: Propagation | None = None) -> ExactResult:
     """Solutions of the puzzle (0-based givens, -1 empty), counted up to ``limit``.
 
     ``seed=None``: the seed's deterministic search. ``seed=S``: the seeded search with restarts
@@ -669,33 +680,43 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     ``max_nodes`` bounds the branches over all restarts, ``time_limit`` (seconds) the wall
     time; a stop request (``flag``, default ``gpu_sa.stop.FLAG``) ends the search within a
     fraction of a second. Each of them gives ``gave_up`` (and ``timed_out``/``interrupted``).
+    ``propagated``: ``propagate(givens, order)``, when the caller has it already: the search
+    starts from its candidates instead of propagating again (the same root, so the same answer);
+    one that ended in a contradiction is not used (the search finds it again at once).
     """
     givens = _check_givens(givens, order)
     _check_counts(limit, max_nodes)
+    root = None
+    if propagated is not None and not propagated.contradiction:
+        root = np.ascontiguousarray(propagated.candidates, dtype=np.uint64)
+        if root.shape != givens.shape:
+            raise ValueError(f"propagated has {root.shape[0]} cells, the givens {givens.shape[0]}")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
     flag = stop.FLAG if flag is None else flag
     _loaded("search_core")
     if seed is None:
-        return _deterministic(givens, order, int(limit), int(max_nodes), time_limit, flag)
+        return _deterministic(givens, order, int(limit), int(max_nodes), time_limit, flag, root)
     if int(base_nodes) != base_nodes or base_nodes < 1:
         raise ValueError(f"base_nodes must be a positive integer, got {base_nodes}")
     threads = available_cores() if threads is None else threads
     if int(threads) != threads or threads < 1:
         raise ValueError(f"threads must be a positive integer, got {threads}")
     return _restarted(givens, order, int(limit), int(max_nodes), int(seed), int(threads), time_limit, int(base_nodes),
-                      flag)
+                      flag, root)
 
 
-def _deterministic(givens, order, limit, max_nodes, time_limit, flag) -> ExactResult:
+def _deterministic(givens, order, limit, max_nodes, time_limit, flag, root) -> ExactResult:
+    """The seed's search; ``root``: the givens' fixpoint (``propagate``'s candidates), or None."""
     peers, units, cell_units, full = tables(order)
-    cand = initial_candidates(givens, order)
+    cand = initial_candidates(givens, order) if root is None else root
     masks = np.zeros(cand.shape[0], dtype=np.uint64)
     answer = []
 
     def work(halt):
         answer.extend(search_core(cand, peers, units, cell_units, full, limit, max_nodes, masks, ZERO, halt,
-                                  np.uint32(0), np.uint32(0), DETERMINISTIC, np.full(1, NEVER, np.int64)))
+                                  np.uint32(0), np.uint32(0), DETERMINISTIC, np.full(1, NEVER, np.int64),
+                                  root is not None))
 
     start = time.perf_counter()
     _, timed_out = _watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit)
@@ -720,9 +741,10 @@ class _Restart:
     masks: np.ndarray
 
 
-def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag) -> ExactResult:
+def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag, root) -> ExactResult:
     """Restarts 0, 1, 2, ... with budgets Luby(i + 1) x ``base_nodes``, ``threads`` at a time
-    (restart 0 alone first, on this thread, when its budget is small).
+    (restart 0 alone first, on this thread, when its budget is small). ``root``: the givens'
+    fixpoint (``propagate``'s candidates), or None.
 
     The answer is that of the lowest restart that completes. Every restart below it has run
     to its whole budget (a restart is only ever cancelled by a lower one completing), so the
@@ -730,7 +752,7 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
     The budgets stop when their sum reaches ``max_nodes``.
     """
     peers, units, cell_units, full = tables(order)
-    cand = initial_candidates(givens, order)
+    cand = initial_candidates(givens, order) if root is None else root
     key0, key1 = rng.split_seed(seed)
     cancel = np.full(1, NEVER, dtype=np.int64)  # the lowest restart known to have completed
     budgets = []  # budget of restart i; they add up to at most max_nodes
@@ -749,7 +771,7 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
     def run(index, budget, halt):
         masks = np.zeros(cand.shape[0], dtype=np.uint64)
         found, nodes, outcome = search_core(cand, peers, units, cell_units, full, limit, budget, masks, ZERO,
-                                            halt, key0, key1, index, cancel)
+                                            halt, key0, key1, index, cancel, root is not None)
         with lock:
             results[index] = _Restart(int(found), int(nodes), int(outcome), masks)
             if outcome == COMPLETE and index < cancel[0]:
