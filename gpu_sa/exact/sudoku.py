@@ -401,6 +401,20 @@ def _draws(nodes, restart, key0, key1):
     return w0, w1
 
 
+STACK_ROWS = 16  # the search's first stack rows: 90 kB at 25x25, under glibc's 128 kB threshold for mmap
+
+
+@numba.njit(cache=True, nogil=True)
+def _deeper(cand, placed):
+    """The search's stacks with cells + 1 rows (the deepest a search goes), the rows so far kept."""
+    rows = cand.shape[1] + 1
+    more_cand = np.empty((rows, cand.shape[1]), dtype=cand.dtype)
+    more_placed = np.empty((rows, placed.shape[1]), dtype=placed.dtype)
+    more_cand[:cand.shape[0]] = cand
+    more_placed[:placed.shape[0]] = placed
+    return more_cand, more_placed
+
+
 @numba.njit(cache=True, nogil=True)
 def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solution, shuffle, flag, key0, key1,
                 restart, cancel, root_at_fixpoint=False):
@@ -418,8 +432,15 @@ def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solutio
     restart has decided). Both are read every 1,024 nodes.
     """
     cells = cand0.shape[0]
-    cand = np.empty((cells + 1, cells), dtype=np.uint64)
-    placed = np.empty((cells + 1, cells), dtype=np.uint8)  # a row is written whole before it is read
+    # One row of candidates and of placed flags per depth, a row written whole before it is read. The
+    # stacks start with STACK_ROWS rows and take all cells + 1 only when the search goes deeper
+    # (``_deeper``): most searches stay shallow, and cells + 1 rows at once were 3.5 MB at 25x25, which
+    # the OS maps, faults in and unmaps on every call (80 of the 100 us an easy 25x25's search took in a
+    # fresh process). Growing at once to the whole size, not doubling, copies STACK_ROWS rows once at
+    # most: doubling made deep searches (an empty 36x36) half again slower with its copies.
+    rows = min(cells + 1, STACK_ROWS)
+    cand = np.empty((rows, cells), dtype=np.uint64)
+    placed = np.empty((rows, cells), dtype=np.uint8)
     branch_cell = np.empty(cells + 1, dtype=np.int64)
     branch_rest = np.empty(cells + 1, dtype=np.uint64)
     pending = np.empty(cells, dtype=np.int64)  # see _fixpoint: no more is ever pushed
@@ -465,6 +486,8 @@ def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solutio
         else:
             bit = _branch_bit(rest, shuffle, nodes - 1)
         branch_rest[depth] = rest & ~bit
+        if depth + 1 == cand.shape[0]:
+            cand, placed = _deeper(cand, placed)
         cand[depth + 1, :] = cand[depth]
         placed[depth + 1, :] = placed[depth]
         # The parent is at a fixpoint: only the branch cell and its units are new.
