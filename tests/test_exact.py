@@ -344,6 +344,35 @@ def test_propagation_forces_only_what_every_solution_holds():
     assert (easy.values >= 0).all() and easy.forced["uniqueness"] + easy.forced["exclusivity"] > 0
 
 
+def _propagated_given_by_given(givens, order):
+    """The fixpoint as the search reaches it: every given spread on its own (``_start``, ``_fixpoint``)."""
+    peers, units, cell_units, full = exact.tables(order)
+    cand = exact.initial_candidates(givens, order)
+    placed = np.zeros(cand.shape[0], dtype=np.uint8)
+    pending = np.empty(cand.shape[0], dtype=np.int64)
+    dirty = np.zeros(units.shape[0], dtype=np.uint8)
+    counts = np.zeros((1, exact.TRACE_COLUMNS), dtype=np.int64)
+    top = exact._start(cand, placed, units, pending, dirty)
+    consistent = top >= 0 and exact._fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty,
+                                              counts)
+    return cand, not consistent, {rule: int(counts[0, 1 + k]) for k, rule in enumerate(exact.RULES)}
+
+
+def test_propagation_spreads_the_givens_unit_by_unit_to_the_same_fixpoint():
+    """``propagate`` spreads the givens a unit at a time: the candidates, the contradictions (where they
+    stopped) and the counts per rule must be those of spreading each given on its own."""
+    cases = [(givens, order) for order in (2, 3, 4) for givens in _cases(order, 30, seed=90 + order)]
+    cases += [(p.givens, p.order) for p in parse((DATA / "sudoku16_45pct.txt").read_text())]
+    contradicted = 0
+    for givens, order in cases:
+        found = exact.propagate(givens, order)
+        cand, contradiction, forced = _propagated_given_by_given(givens, order)
+        contradicted += contradiction
+        assert found.contradiction == contradiction and found.forced == forced, givens
+        assert np.array_equal(found.candidates, cand), givens
+    assert 0 < contradicted < len(cases)
+
+
 def test_a_contradiction_found_by_propagation_is_real():
     seen = 0
     for order in (2, 3, 4):
