@@ -615,13 +615,32 @@ def _check_givens(givens, order: int) -> np.ndarray:
     givens = np.asarray(givens).reshape(-1)
     if givens.shape[0] != side * side:
         raise ValueError(f"{givens.shape[0]} cells for order {order}: expected {side * side}")
-    _check_digits(givens, side)
+    if givens.dtype.kind in "iu":
+        # one compiled pass rather than numpy's min and max: 25 us of an easy puzzle's first search
+        givens = np.ascontiguousarray(givens)
+        if _outside_digits(givens, side):
+            _digits_error(side)
+    else:
+        _check_digits(givens, side)
     return np.ascontiguousarray(givens, dtype=np.int16)
 
 
 def _check_digits(givens: np.ndarray, side: int) -> None:
     if givens.size and not (givens.min() >= -1 and givens.max() < side):
-        raise ValueError(f"givens must be 0-based digits below {side}, or -1 for an empty cell")
+        _digits_error(side)
+
+
+def _digits_error(side: int):
+    raise ValueError(f"givens must be 0-based digits below {side}, or -1 for an empty cell")
+
+
+@numba.njit(cache=True)
+def _outside_digits(givens, side):
+    """True when a value of ``givens`` (integers) is neither -1 nor a digit below ``side``."""
+    for value in givens:
+        if value < -1 or value >= side:
+            return True
+    return False
 
 
 def _check_counts(limit, max_nodes):
@@ -722,11 +741,10 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
         return _deterministic(givens, order, int(limit), int(max_nodes), time_limit, flag, root)
     if int(base_nodes) != base_nodes or base_nodes < 1:
         raise ValueError(f"base_nodes must be a positive integer, got {base_nodes}")
-    threads = available_cores() if threads is None else threads
-    if int(threads) != threads or threads < 1:
+    if threads is not None and (int(threads) != threads or threads < 1):
         raise ValueError(f"threads must be a positive integer, got {threads}")
-    return _restarted(givens, order, int(limit), int(max_nodes), int(seed), int(threads), time_limit, int(base_nodes),
-                      flag, root)
+    return _restarted(givens, order, int(limit), int(max_nodes), int(seed), None if threads is None else int(threads),
+                      time_limit, int(base_nodes), flag, root)
 
 
 def _deterministic(givens, order, limit, max_nodes, time_limit, flag, root) -> ExactResult:
@@ -765,7 +783,7 @@ class _Restart:
 
 
 def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag, root) -> ExactResult:
-    """Restarts 0, 1, 2, ... with budgets Luby(i + 1) x ``base_nodes``, ``threads`` at a time
+    """Restarts 0, 1, 2, ... with budgets Luby(i + 1) x ``base_nodes``, ``threads`` at a time (None: every core)
     (restart 0 alone first, on this thread, when its budget is small). ``root``: the givens'
     fixpoint (``propagate``'s candidates), or None.
 
@@ -813,7 +831,7 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
             run(*claimed, flag)
     if cancel[0] != 0:
         stopped, timed_out = _watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit,
-                                      workers=threads)
+                                      workers=available_cores() if threads is None else threads)
     seconds = time.perf_counter() - start
     decided = None
     for index in range(len(budgets)):
