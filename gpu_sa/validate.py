@@ -17,13 +17,13 @@ import numpy as np
 
 def sudoku_violations(grid, givens):
     """Violations of a completed Sudoku ``grid`` (list of rows, or 2-D array) that must extend ``givens``."""
+    if _sudoku_holds(grid, givens):
+        return []
     side = len(grid)
     box = isqrt(side)
     problems = []
     if box * box != side or any(len(row) != side for row in grid):
         return [f"grid is not square with a square side: {side} rows"]
-    if _sudoku_holds(grid, givens, side, box):
-        return problems
     # Something is wrong (or the input is not two integer arrays): go over every cell and unit,
     # naming each violation.
     grid, givens = _rows(grid), _rows(givens)
@@ -46,19 +46,21 @@ def sudoku_violations(grid, givens):
     return problems
 
 
-def _sudoku_holds(grid, givens, side, box) -> bool:
-    """True when ``grid`` and ``givens`` are (side, side) integer arrays, every row, column and box of
-    ``grid`` sorts to 1..side (each digit once), and every nonzero given is kept. False says only
-    that the cell-by-cell report must decide."""
+def _sudoku_holds(grid, givens) -> bool:
+    """True when ``grid`` and ``givens`` are square integer arrays of the same shape with a square side,
+    every row, column and box of ``grid`` sorts to 1..side (each digit once), and every nonzero given is
+    kept. False says only that the cell-by-cell report must decide. (Few numpy calls: in a fresh
+    process each costs microseconds, more than the work at these sizes.)"""
     if not (isinstance(grid, np.ndarray) and isinstance(givens, np.ndarray)):
         return False  # converting lists of Python ints costs more than checking them
-    if grid.shape != (side, side) or givens.shape != (side, side) or grid.dtype.kind not in "iu" \
-            or givens.dtype.kind not in "iu":
+    side = grid.shape[0] if grid.ndim == 2 else 0
+    box = isqrt(side)
+    if side == 0 or box * box != side or grid.shape != (side, side) or givens.shape != grid.shape \
+            or grid.dtype.kind not in "iu" or givens.dtype.kind not in "iu":
         return False
-    digits = np.arange(1, side + 1)
     boxes = grid.reshape(box, box, box, box).swapaxes(1, 2).reshape(side, side)  # row b: box b's cells
-    return bool((np.sort(grid, axis=1) == digits).all() and (np.sort(grid.T, axis=1) == digits).all()
-                and (np.sort(boxes, axis=1) == digits).all() and ((givens == 0) | (givens == grid)).all())
+    units = np.concatenate((grid, grid.T, boxes))  # one row per row, column and box
+    return bool((np.sort(units, axis=1) == np.arange(1, side + 1)).all() and ((givens == 0) | (givens == grid)).all())
 
 
 def _rows(values):
