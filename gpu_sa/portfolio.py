@@ -58,10 +58,14 @@ def solve(puzzle, *, seed: int, backend="auto", chains: int | None = None, time_
     """Solve a Sudoku by ``auto`` (see the module docstring). ``progress`` receives the annealing rounds'
     records (``runner.Progress``)."""
     setup_start = time.perf_counter()
+    if isinstance(backend, str):
+        from . import backends
+
+        backend, _ = backends.select(backend)
     # Load the rules' and the search's machine code (compiled, or from numba's cache) on a 4x4 grid first,
     # so that no timing includes it; the annealer reports its own setup apart. The warm-up takes the timed
-    # steps' own path, the validator's check included: a first call costs several times a later one
-    # (numba's dispatch, numpy's first sort), which would be most of an easy 16x16's time.
+    # steps' own path, the validator's check included, right before the clock: a first call costs several
+    # times a later one (numba's dispatch, numpy's first sort), which would be most of an easy 16x16's time.
     # (a blank grid typed and flagged like the puzzle's givens: a read-only array is another specialization)
     blank = np.full(16, -1, dtype=np.asarray(puzzle.givens).dtype)
     blank.flags.writeable = np.asarray(puzzle.givens).flags.writeable
@@ -70,10 +74,6 @@ def solve(puzzle, *, seed: int, backend="auto", chains: int | None = None, time_
     # the order's constant tables (peers, units: about 2 ms at 16x16, built once per process), also before the
     # clock, as ``gpu-sa exact``'s clock starts after them
     exact.tables(puzzle.order)
-    if isinstance(backend, str):
-        from . import backends
-
-        backend, _ = backends.select(backend)
     work = _Work(start=time.perf_counter(), setup=time.perf_counter() - setup_start)
     found = exact.propagate(puzzle.givens, puzzle.order)
     if found.contradiction:
