@@ -58,20 +58,22 @@ def solve(puzzle, *, seed: int, backend="auto", chains: int | None = None, time_
     """Solve a Sudoku by ``auto`` (see the module docstring). ``progress`` receives the annealing rounds'
     records (``runner.Progress``)."""
     setup_start = time.perf_counter()
-    # Load the rules' and the search's machine code (compiled, or from numba's cache) on a 4x4 grid first,
-    # so that no timing includes it; the annealer reports its own setup apart.
-    # (a blank grid typed and flagged like the puzzle's givens: a read-only array is another specialization)
-    blank = np.full(16, -1, dtype=np.asarray(puzzle.givens).dtype)
-    blank.flags.writeable = np.asarray(puzzle.givens).flags.writeable
-    exact.propagate(blank, 2)
-    exact.count_solutions(blank, 2, limit=1, seed=0, threads=1)
-    # the order's constant tables (peers, units: about 2 ms at 16x16, built once per process), also before the
-    # clock, as ``gpu-sa exact``'s clock starts after them
-    exact.tables(puzzle.order)
     if isinstance(backend, str):
         from . import backends
 
         backend, _ = backends.select(backend)
+    # Load the rules' and the search's machine code (compiled, or from numba's cache) on a 4x4 grid first,
+    # so that no timing includes it; the annealer reports its own setup apart. The warm-up takes the timed
+    # steps' own path, the validator's check included, right before the clock: a first call costs several
+    # times a later one (numba's dispatch, numpy's first sort), which would be most of an easy 16x16's time.
+    # (a blank grid typed and flagged like the puzzle's givens: a read-only array is another specialization)
+    blank = np.full(16, -1, dtype=np.asarray(puzzle.givens).dtype)
+    blank.flags.writeable = np.asarray(puzzle.givens).flags.writeable
+    tiny = exact.count_solutions(blank, 2, limit=1, seed=0, threads=1, propagated=exact.propagate(blank, 2))
+    _checked(dataclasses.replace(puzzle, givens=blank, order=2), tiny.solution)
+    # the order's constant tables (peers, units: about 2 ms at 16x16, built once per process), also before the
+    # clock, as ``gpu-sa exact``'s clock starts after them
+    exact.tables(puzzle.order)
     work = _Work(start=time.perf_counter(), setup=time.perf_counter() - setup_start)
     found = exact.propagate(puzzle.givens, puzzle.order)
     if found.contradiction:
@@ -83,8 +85,9 @@ def solve(puzzle, *, seed: int, backend="auto", chains: int | None = None, time_
         left = work.time_left(time_limit)
         if left is not None and left <= 0:
             return work.answer(False, None, "none", "time_limit")
+        # from the propagation above: the search would otherwise find the same fixpoint again, every restart
         search = exact.count_solutions(puzzle.givens, puzzle.order, limit=1, seed=seed, threads=threads,
-                                       max_nodes=EXACT_NODES << round_index, time_limit=left)
+                                       max_nodes=EXACT_NODES << round_index, time_limit=left, propagated=found)
         work.nodes += search.nodes
         work.restarts += search.restarts
         if search.solutions:

@@ -3,20 +3,30 @@
 A checker receives plain Python lists of printed values (1-based, 0 = empty) and reads the
 rules straight from the puzzle's definition; it never looks at counts, costs or tables
 kept by the annealer. It returns the list of violations, empty when the solution is valid.
+The Sudoku checker also takes 2-D integer arrays, which it tests whole with numpy first:
+``gpu-sa solve`` checks every answer inside its clock, and on an easy 25x25 that test takes
+a tenth of the time of going over Python lists cell by cell.
 """
 from __future__ import annotations
 
 from math import isqrt
 from numbers import Integral
 
+import numpy as np
+
 
 def sudoku_violations(grid, givens):
-    """Violations of a completed Sudoku ``grid`` (list of rows) that must extend ``givens``."""
+    """Violations of a completed Sudoku ``grid`` (list of rows, or 2-D array) that must extend ``givens``."""
+    if _sudoku_holds(grid, givens):
+        return []
     side = len(grid)
     box = isqrt(side)
     problems = []
     if box * box != side or any(len(row) != side for row in grid):
         return [f"grid is not square with a square side: {side} rows"]
+    # Something is wrong (or the input is not two integer arrays): go over every cell and unit,
+    # naming each violation.
+    grid, givens = _rows(grid), _rows(givens)
     digits = set(range(1, side + 1))
     for r in range(side):
         for c in range(side):
@@ -34,6 +44,27 @@ def sudoku_violations(grid, givens):
         if set(values) != digits:
             problems.append(f"{name} does not hold every digit once")
     return problems
+
+
+def _sudoku_holds(grid, givens) -> bool:
+    """True when ``grid`` and ``givens`` are square integer arrays of the same shape with a square side,
+    every row, column and box of ``grid`` sorts to 1..side (each digit once), and every nonzero given is
+    kept. False says only that the cell-by-cell report must decide. (Few numpy calls: in a fresh
+    process each costs microseconds, more than the work at these sizes.)"""
+    if not (isinstance(grid, np.ndarray) and isinstance(givens, np.ndarray)):
+        return False  # converting lists of Python ints costs more than checking them
+    side = grid.shape[0] if grid.ndim == 2 else 0
+    box = isqrt(side)
+    if side == 0 or box * box != side or grid.shape != (side, side) or givens.shape != grid.shape \
+            or grid.dtype.kind not in "iu" or givens.dtype.kind not in "iu":
+        return False
+    boxes = grid.reshape(box, box, box, box).swapaxes(1, 2).reshape(side, side)  # row b: box b's cells
+    units = np.concatenate((grid, grid.T, boxes))  # one row per row, column and box
+    return bool((np.sort(units, axis=1) == np.arange(1, side + 1)).all() and ((givens == 0) | (givens == grid)).all())
+
+
+def _rows(values):
+    return values.tolist() if isinstance(values, np.ndarray) else values
 
 
 def shikaku_violations(clues, rectangles):

@@ -216,6 +216,29 @@ def test_restarted_answer_and_node_counts_depend_on_the_seed_only():
     assert (other.nodes, other.restarts) != (first.nodes, first.restarts)
 
 
+@pytest.mark.parametrize("order, count", [(2, 30), (3, 30), (4, 12)])
+def test_a_search_from_the_propagation_is_the_search_from_the_givens(order, count):
+    """``count_solutions(propagated=propagate(...))`` skips the root's propagation, and must change
+    nothing: the same counts, node counts, restarts and first solution, seeded or not."""
+    cases = _cases(order, count, seed=70 + order)
+    if order == 3:
+        cases += [p.givens for p in parse((DATA / "sudoku_samples.txt").read_text())[20:30]]
+    contradicted = restarted = 0
+    for givens in cases:
+        propagated = exact.propagate(givens, order)
+        contradicted += propagated.contradiction
+        for options in (dict(limit=3), dict(limit=3, seed=4, base_nodes=2), dict(limit=1, seed=9, threads=2)):
+            plain = exact.count_solutions(givens, order, **options)
+            started = exact.count_solutions(givens, order, propagated=propagated, **options)
+            restarted += plain.restarts > 1
+            assert (started.solutions, started.nodes, started.restarts, started.final_nodes, started.gave_up) == \
+                   (plain.solutions, plain.nodes, plain.restarts, plain.final_nodes, plain.gave_up), (givens, options)
+            assert (started.solution is None) == (plain.solution is None)
+            if plain.solution is not None:
+                assert np.array_equal(started.solution, plain.solution)
+    assert contradicted and restarted, "the cases must cover a contradiction and restarts"
+
+
 def test_luby_sequence():
     assert [exact.luby(i) for i in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
 
@@ -319,6 +342,35 @@ def test_propagation_forces_only_what_every_solution_holds():
         assert np.array_equal(found.candidates[set_cells], bits[set_cells])  # a set cell holds its own bit only
     easy = exact.propagate(puzzles[-3].givens, 3)  # the seed's easy puzzle: the rules alone solve it
     assert (easy.values >= 0).all() and easy.forced["uniqueness"] + easy.forced["exclusivity"] > 0
+
+
+def _propagated_given_by_given(givens, order):
+    """The fixpoint as the search reaches it: every given spread on its own (``_start``, ``_fixpoint``)."""
+    peers, units, cell_units, full = exact.tables(order)
+    cand = exact.initial_candidates(givens, order)
+    placed = np.zeros(cand.shape[0], dtype=np.uint8)
+    pending = np.empty(cand.shape[0], dtype=np.int64)
+    dirty = np.zeros(units.shape[0], dtype=np.uint8)
+    counts = np.zeros((1, exact.TRACE_COLUMNS), dtype=np.int64)
+    top = exact._start(cand, placed, units, pending, dirty)
+    consistent = top >= 0 and exact._fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty,
+                                              counts)
+    return cand, not consistent, {rule: int(counts[0, 1 + k]) for k, rule in enumerate(exact.RULES)}
+
+
+def test_propagation_spreads_the_givens_unit_by_unit_to_the_same_fixpoint():
+    """``propagate`` spreads the givens a unit at a time: the candidates, the contradictions (where they
+    stopped) and the counts per rule must be those of spreading each given on its own."""
+    cases = [(givens, order) for order in (2, 3, 4) for givens in _cases(order, 30, seed=90 + order)]
+    cases += [(p.givens, p.order) for p in parse((DATA / "sudoku16_45pct.txt").read_text())]
+    contradicted = 0
+    for givens, order in cases:
+        found = exact.propagate(givens, order)
+        cand, contradiction, forced = _propagated_given_by_given(givens, order)
+        contradicted += contradiction
+        assert found.contradiction == contradiction and found.forced == forced, givens
+        assert np.array_equal(found.candidates, cand), givens
+    assert 0 < contradicted < len(cases)
 
 
 def test_a_contradiction_found_by_propagation_is_real():

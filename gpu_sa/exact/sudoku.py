@@ -23,8 +23,9 @@ Two ways to break ties and order digits:
                  so that one unlucky early choice cannot hold it for ever (``seed=``).
 
 Either way the search is complete: a search that ends within its budget has counted every
-solution up to ``limit``, and 0 proves there is none. Restarts run one per core; the answer
-is the one of the lowest-numbered restart that finishes, whatever the timing.
+solution up to ``limit``, and 0 proves there is none. The first restart runs on the calling
+thread (it is short, and most puzzles end there), the others one per core; the answer is the
+one of the lowest-numbered restart that finishes, whatever the timing.
 
 Tables (host, once per order): ``peers`` (cells, 3N - 2n - 1) and ``units`` (3N, N) of cell
 indices, rows then columns then boxes; ``cell_units`` (cells, 3) the units of each cell.
@@ -161,8 +162,10 @@ def _strip(cand, cell, mask, cell_units, dirty, trace, rule, unit, source_a, sou
         removed = cand[cell] & mask
         _remove(cand, cell, mask, cell_units, dirty)
         _log(trace, rule, REMOVED, unit, source_a, source_b, cell, removed)
-        if _is_single(cand[cell]):
-            trace[0, 1 + rule] += 1
+        # Count a forced cell by adding 0 or 1, not under an ``if``: with the branch, numba left its
+        # atomic reference counting of the arrays inside the rules' loops, and the traced fixpoint
+        # (``propagate``) ran 4x slower than the untraced one (80 against 15 us on a 16x16).
+        trace[0, 1 + rule] += np.int64(_is_single(cand[cell]))
     else:
         _remove(cand, cell, mask, cell_units, dirty)
     return cand[cell]
@@ -269,7 +272,9 @@ def _fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty,
     On entry ``pending[:top]`` holds the cells newly down to one digit, and ``dirty``
     mark the units whose candidates changed since the rules last looked at them: a unit
     that did not change cannot yield a new hidden single or naked pair. ``pending`` is
-    scratch space of cells * cells ints.
+    scratch space of ``cells`` ints: a cell is pushed on entry (already down to one digit) or
+    when a rule takes it from several digits down to one, which happens to it once at most, so
+    one call never pushes more than ``cells`` in all.
     """
     while True:
         if _spread_singles(cand, placed, peers, cell_units, dirty, pending, top, trace) < 0:
@@ -396,10 +401,28 @@ def _draws(nodes, restart, key0, key1):
     return w0, w1
 
 
+STACK_ROWS = 16  # the search's first stack rows: 90 kB at 25x25, under glibc's 128 kB threshold for mmap
+
+
+@numba.njit(cache=True, nogil=True)
+def _deeper(cand, placed):
+    """The search's stacks with cells + 1 rows (the deepest a search goes), the rows so far kept."""
+    rows = cand.shape[1] + 1
+    more_cand = np.empty((rows, cand.shape[1]), dtype=cand.dtype)
+    more_placed = np.empty((rows, placed.shape[1]), dtype=placed.dtype)
+    more_cand[:cand.shape[0]] = cand
+    more_placed[:placed.shape[0]] = placed
+    return more_cand, more_placed
+
+
 @numba.njit(cache=True, nogil=True)
 def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solution, shuffle, flag, key0, key1,
-                restart, cancel):
+                restart, cancel, root_at_fixpoint=False):
     """(solutions found (<= limit), nodes, outcome); the first solution's masks go to ``solution``.
+
+    ``root_at_fixpoint``: ``cand0`` is already the rules' fixpoint from the givens, without a
+    contradiction (``propagate``'s candidates). The root's propagation, which would change
+    nothing, is skipped: the root, and so the whole search, is the same.
 
     ``restart`` = DETERMINISTIC (-1): ties to the lowest cell, digits in increasing order, or with
     ``shuffle`` != 0 in an order hashed from it (randomised backtracking, for generating grids).
@@ -409,18 +432,31 @@ def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solutio
     restart has decided). Both are read every 1,024 nodes.
     """
     cells = cand0.shape[0]
-    cand = np.empty((cells + 1, cells), dtype=np.uint64)
-    placed = np.zeros((cells + 1, cells), dtype=np.uint8)
+    # One row of candidates and of placed flags per depth, a row written whole before it is read. The
+    # stacks start with STACK_ROWS rows and take all cells + 1 only when the search goes deeper
+    # (``_deeper``): most searches stay shallow, and cells + 1 rows at once were 3.5 MB at 25x25, which
+    # the OS maps, faults in and unmaps on every call (80 of the 100 us an easy 25x25's search took in a
+    # fresh process). Growing at once to the whole size, not doubling, copies STACK_ROWS rows once at
+    # most: doubling made deep searches (an empty 36x36) half again slower with its copies.
+    rows = min(cells + 1, STACK_ROWS)
+    cand = np.empty((rows, cells), dtype=np.uint64)
+    placed = np.empty((rows, cells), dtype=np.uint8)
     branch_cell = np.empty(cells + 1, dtype=np.int64)
     branch_rest = np.empty(cells + 1, dtype=np.uint64)
-    pending = np.empty(cells * cells, dtype=np.int64)
+    pending = np.empty(cells, dtype=np.int64)  # see _fixpoint: no more is ever pushed
     dirty = np.zeros(units.shape[0], dtype=np.uint8)
     seeded = restart >= 0
     cand[0, :] = cand0
-    top = _start(cand[0], placed[0], units, pending, dirty)
-    if top < 0 or not _fixpoint(cand[0], placed[0], peers, units, cell_units, full, pending, top, dirty,
-                                None):
-        return 0, 0, COMPLETE
+    if root_at_fixpoint:
+        # A fixpoint without contradiction has spread every cell down to one digit, and only those.
+        for cell in range(cells):
+            placed[0, cell] = _is_single(cand0[cell])
+    else:
+        placed[0, :] = 0
+        top = _start(cand[0], placed[0], units, pending, dirty)
+        if top < 0 or not _fixpoint(cand[0], placed[0], peers, units, cell_units, full, pending, top, dirty,
+                                    None):
+            return 0, 0, COMPLETE
     found = 0
     nodes = 0
     cell = _fewest_candidates(cand[0], placed[0], seeded, _draws(0, restart, key0, key1)[1] if seeded else ZERO32)
@@ -450,6 +486,8 @@ def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solutio
         else:
             bit = _branch_bit(rest, shuffle, nodes - 1)
         branch_rest[depth] = rest & ~bit
+        if depth + 1 == cand.shape[0]:
+            cand, placed = _deeper(cand, placed)
         cand[depth + 1, :] = cand[depth]
         placed[depth + 1, :] = placed[depth]
         # The parent is at a fixpoint: only the branch cell and its units are new.
@@ -543,6 +581,11 @@ class ExactResult:
 
 DEFAULT_MAX_NODES = 10_000_000
 DEFAULT_BASE_NODES = 256  # restart budgets: Luby(i) x this (bench/exact.py --large)
+# A first restart of at most this many branches runs on the calling thread, before any worker: handing
+# it to a worker thread and waiting for it cost 0.1 to 1 ms on this project's 2-core machine, more than
+# the whole search of an easy 16x16; 256 branches take at most about 15 ms (an empty 64x64 grid), so a
+# Ctrl-C or a time limit is still heard within a fraction of a second.
+FIRST_RESTART_HERE_NODES = DEFAULT_BASE_NODES
 
 
 def available_cores() -> int:
@@ -572,13 +615,32 @@ def _check_givens(givens, order: int) -> np.ndarray:
     givens = np.asarray(givens).reshape(-1)
     if givens.shape[0] != side * side:
         raise ValueError(f"{givens.shape[0]} cells for order {order}: expected {side * side}")
-    _check_digits(givens, side)
+    if givens.dtype.kind in "iu":
+        # one compiled pass rather than numpy's min and max: 25 us of an easy puzzle's first search
+        givens = np.ascontiguousarray(givens)
+        if _outside_digits(givens, side):
+            _digits_error(side)
+    else:
+        _check_digits(givens, side)
     return np.ascontiguousarray(givens, dtype=np.int16)
 
 
 def _check_digits(givens: np.ndarray, side: int) -> None:
     if givens.size and not (givens.min() >= -1 and givens.max() < side):
-        raise ValueError(f"givens must be 0-based digits below {side}, or -1 for an empty cell")
+        _digits_error(side)
+
+
+def _digits_error(side: int):
+    raise ValueError(f"givens must be 0-based digits below {side}, or -1 for an empty cell")
+
+
+@numba.njit(cache=True)
+def _outside_digits(givens, side):
+    """True when a value of ``givens`` (integers) is neither -1 nor a digit below ``side``."""
+    for value in givens:
+        if value < -1 or value >= side:
+            return True
+    return False
 
 
 def _check_counts(limit, max_nodes):
@@ -594,8 +656,9 @@ def _loaded(entry: str) -> bool:
     peers, units, cell_units, full = tables(2)
     masks = np.zeros(16, dtype=np.uint64)
     if entry == "search_core":
-        search_core(np.full(16, full), peers, units, cell_units, full, 1, 1, masks, ZERO, np.zeros(1, np.uint8),
-                    ZERO32, ZERO32, 0, np.full(1, NEVER, np.int64))
+        for root_at_fixpoint in (False, True):  # a blank grid is its own fixpoint
+            search_core(np.full(16, full), peers, units, cell_units, full, 1, 1, masks, ZERO, np.zeros(1, np.uint8),
+                        ZERO32, ZERO32, 0, np.full(1, NEVER, np.int64), root_at_fixpoint)
     else:
         empty = np.zeros((0, 16), dtype=np.int16)
         search_batch(empty, peers, units, cell_units, full, 1, 0, np.zeros(1, np.uint8), np.zeros(0, np.int64),
@@ -649,7 +712,8 @@ def _watched(work, *, flag, deadline, workers: int = 1) -> tuple[bool, bool]:
 
 def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFAULT_MAX_NODES,
                     seed: int | None = None, threads: int | None = None, time_limit: float | None = None,
-                    base_nodes: int = DEFAULT_BASE_NODES, flag: np.ndarray | None = None) -> ExactResult:
+                    base_nodes: int = DEFAULT_BASE_NODES, flag: np.ndarray | None = None,
+                    propagated: Propagation | None = None) -> ExactResult:
     """Solutions of the puzzle (0-based givens, -1 empty), counted up to ``limit``.
 
     ``seed=None``: the seed's deterministic search. ``seed=S``: the seeded search with restarts
@@ -658,33 +722,42 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     ``max_nodes`` bounds the branches over all restarts, ``time_limit`` (seconds) the wall
     time; a stop request (``flag``, default ``gpu_sa.stop.FLAG``) ends the search within a
     fraction of a second. Each of them gives ``gave_up`` (and ``timed_out``/``interrupted``).
+    ``propagated``: ``propagate(givens, order)``, when the caller has it already: the search
+    starts from its candidates instead of propagating again (the same root, so the same answer);
+    one that ended in a contradiction is not used (the search finds it again at once).
     """
     givens = _check_givens(givens, order)
     _check_counts(limit, max_nodes)
+    root = None
+    if propagated is not None and not propagated.contradiction:
+        root = np.ascontiguousarray(propagated.candidates, dtype=np.uint64)
+        if root.shape != givens.shape:
+            raise ValueError(f"propagated has {root.shape[0]} cells, the givens {givens.shape[0]}")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
     flag = stop.FLAG if flag is None else flag
     _loaded("search_core")
     if seed is None:
-        return _deterministic(givens, order, int(limit), int(max_nodes), time_limit, flag)
+        return _deterministic(givens, order, int(limit), int(max_nodes), time_limit, flag, root)
     if int(base_nodes) != base_nodes or base_nodes < 1:
         raise ValueError(f"base_nodes must be a positive integer, got {base_nodes}")
-    threads = available_cores() if threads is None else threads
-    if int(threads) != threads or threads < 1:
+    if threads is not None and (int(threads) != threads or threads < 1):
         raise ValueError(f"threads must be a positive integer, got {threads}")
-    return _restarted(givens, order, int(limit), int(max_nodes), int(seed), int(threads), time_limit, int(base_nodes),
-                      flag)
+    return _restarted(givens, order, int(limit), int(max_nodes), int(seed), None if threads is None else int(threads),
+                      time_limit, int(base_nodes), flag, root)
 
 
-def _deterministic(givens, order, limit, max_nodes, time_limit, flag) -> ExactResult:
+def _deterministic(givens, order, limit, max_nodes, time_limit, flag, root) -> ExactResult:
+    """The seed's search; ``root``: the givens' fixpoint (``propagate``'s candidates), or None."""
     peers, units, cell_units, full = tables(order)
-    cand = initial_candidates(givens, order)
+    cand = initial_candidates(givens, order) if root is None else root
     masks = np.zeros(cand.shape[0], dtype=np.uint64)
     answer = []
 
     def work(halt):
         answer.extend(search_core(cand, peers, units, cell_units, full, limit, max_nodes, masks, ZERO, halt,
-                                  np.uint32(0), np.uint32(0), DETERMINISTIC, np.full(1, NEVER, np.int64)))
+                                  np.uint32(0), np.uint32(0), DETERMINISTIC, np.full(1, NEVER, np.int64),
+                                  root is not None))
 
     start = time.perf_counter()
     _, timed_out = _watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit)
@@ -709,8 +782,10 @@ class _Restart:
     masks: np.ndarray
 
 
-def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag) -> ExactResult:
-    """Restarts 0, 1, 2, ... with budgets Luby(i + 1) x ``base_nodes``, ``threads`` at a time.
+def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag, root) -> ExactResult:
+    """Restarts 0, 1, 2, ... with budgets Luby(i + 1) x ``base_nodes``, ``threads`` at a time (None: every core)
+    (restart 0 alone first, on this thread, when its budget is small). ``root``: the givens'
+    fixpoint (``propagate``'s candidates), or None.
 
     The answer is that of the lowest restart that completes. Every restart below it has run
     to its whole budget (a restart is only ever cancelled by a lower one completing), so the
@@ -718,7 +793,7 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
     The budgets stop when their sum reaches ``max_nodes``.
     """
     peers, units, cell_units, full = tables(order)
-    cand = initial_candidates(givens, order)
+    cand = initial_candidates(givens, order) if root is None else root
     key0, key1 = rng.split_seed(seed)
     cancel = np.full(1, NEVER, dtype=np.int64)  # the lowest restart known to have completed
     budgets = []  # budget of restart i; they add up to at most max_nodes
@@ -734,20 +809,29 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
             budgets.append(min(luby(index + 1) * base_nodes, max_nodes - spent))
             return index, budgets[index]
 
+    def run(index, budget, halt):
+        masks = np.zeros(cand.shape[0], dtype=np.uint64)
+        found, nodes, outcome = search_core(cand, peers, units, cell_units, full, limit, budget, masks, ZERO,
+                                            halt, key0, key1, index, cancel, root is not None)
+        with lock:
+            results[index] = _Restart(int(found), int(nodes), int(outcome), masks)
+            if outcome == COMPLETE and index < cancel[0]:
+                cancel[0] = index
+
     def work(halt):
         while (claimed := next_restart(halt)) is not None:
-            index, budget = claimed
-            masks = np.zeros(cand.shape[0], dtype=np.uint64)
-            found, nodes, outcome = search_core(cand, peers, units, cell_units, full, limit, budget, masks, ZERO,
-                                                halt, key0, key1, index, cancel)
-            with lock:
-                results[index] = _Restart(int(found), int(nodes), int(outcome), masks)
-                if outcome == COMPLETE and index < cancel[0]:
-                    cancel[0] = index
+            run(*claimed, halt)
 
     start = time.perf_counter()
-    stopped, timed_out = _watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit,
-                                  workers=threads)
+    stopped = timed_out = False
+    if min(luby(1) * base_nodes, max_nodes) <= FIRST_RESTART_HERE_NODES:
+        # Restart 0 here, to its whole budget as on a worker (the same answer); it reads the stop flag
+        # itself, and the workers take restart 1 on only if it did not decide.
+        if (claimed := next_restart(flag)) is not None:
+            run(*claimed, flag)
+    if cancel[0] != 0:
+        stopped, timed_out = _watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit,
+                                      workers=available_cores() if threads is None else threads)
     seconds = time.perf_counter() - start
     decided = None
     for index in range(len(budgets)):
@@ -821,18 +905,77 @@ def propagate(givens, order: int) -> Propagation:
     every solution; a contradiction proves there is none.
     """
     givens = _check_givens(givens, order)
-    peers, units, cell_units, full = tables(order)
-    cand = initial_candidates(givens, order)
-    cells = cand.shape[0]
-    placed = np.zeros(cells, dtype=np.uint8)
-    pending = np.empty(cells * cells, dtype=np.int64)
-    dirty = np.zeros(units.shape[0], dtype=np.uint8)
-    counts = np.zeros((1, TRACE_COLUMNS), dtype=np.int64)
-    top = _start(cand, placed, units, pending, dirty)
-    consistent = top >= 0 and _fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty, counts)
-    values = _digits(cand).astype(np.int64)
+    cand, values, counts, consistent = _propagated(givens, *tables(order))
     return Propagation(values=values, candidates=cand, contradiction=not consistent,
                        forced={rule: int(counts[0, 1 + k]) for k, rule in enumerate(RULES)})
+
+
+@numba.njit(cache=True)
+def _propagated(givens, peers, units, cell_units, full):
+    """``propagate``'s compiled part in one call (candidates, values, forced counts, consistent): in a
+    fresh process each call from Python costs several microseconds, and there were seven.
+
+    The givens' exclusivity goes unit by unit (``_exclude_givens``), the rest as in the search; the
+    fixpoint and the counts are the same as spreading each given on its own (``_fixpoint`` from
+    ``_start``), which is what a contradiction falls back to, so that it stops where it always has."""
+    cells = givens.shape[0]
+    cand = np.empty(cells, dtype=np.uint64)
+    _candidates_of(givens, full, cand)
+    placed = np.zeros(cells, dtype=np.uint8)
+    pending = np.empty(cells, dtype=np.int64)  # see _fixpoint: no more is ever pushed
+    dirty = np.full(units.shape[0], DIRTY_BOTH, dtype=np.uint8)
+    counts = np.zeros((1, TRACE_COLUMNS), dtype=np.int64)
+    top = _exclude_givens(cand, placed, units, cell_units, pending, counts)
+    consistent = top >= 0 and _fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty, counts)
+    if not consistent:
+        _candidates_of(givens, full, cand)
+        placed[:] = 0
+        counts[:] = 0
+        top = _start(cand, placed, units, pending, dirty)
+        consistent = top >= 0 and _fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty,
+                                            counts)
+    values = np.empty(cells, dtype=np.int64)
+    _digits_of(cand, values)
+    return cand, values, counts, consistent
+
+
+@numba.njit(cache=True)
+def _exclude_givens(cand, placed, units, cell_units, pending, counts):
+    """Exclusivity for every cell down to one digit (the givens) at once: each unit's given digits leave
+    its other cells. The givens are marked placed; the cells this leaves with one digit are pushed on
+    ``pending`` (and counted as forced by exclusivity) for ``_fixpoint`` to spread. Returns the stack top,
+    or -1 on a contradiction (two givens of a unit alike, or a cell left with no digit).
+
+    Spreading the givens one by one (``_spread_singles``) walks every given's peers with a branch on each
+    that no predictor learns: 130 us per 25x25 when the puzzles change, 40 us this way. Both reach the
+    same state once the pushed cells are spread: exclusivity alone has one fixpoint, whatever the order."""
+    side = units.shape[1]
+    given_digits = np.empty(units.shape[0], dtype=np.uint64)
+    for u in range(units.shape[0]):
+        seen = ZERO
+        for k in range(side):
+            mask = cand[units[u, k]]
+            single = mask if _is_single(mask) else ZERO
+            if seen & single:
+                return -1
+            seen |= single
+        given_digits[u] = seen
+    top = 0
+    for cell in range(cand.shape[0]):
+        mask = cand[cell]
+        if _is_single(mask):
+            placed[cell] = 1
+            continue
+        left = mask & ~(given_digits[cell_units[cell, 0]] | given_digits[cell_units[cell, 1]]
+                        | given_digits[cell_units[cell, 2]])
+        cand[cell] = left
+        if left == ZERO:
+            return -1
+        if _is_single(left):
+            pending[top] = cell
+            top += 1
+            counts[0, 1 + EXCLUSIVITY] += 1
+    return top
 
 
 def contradicts(givens, order: int) -> bool:

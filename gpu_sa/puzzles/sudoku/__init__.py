@@ -214,8 +214,9 @@ class Sudoku:
 
     def check(self, values) -> list[str]:
         """Rule violations of a full grid (0-based values), by the independent validator."""
-        one_based = (np.asarray(values, dtype=np.int64) + 1).reshape(self.side, self.side).tolist()
-        givens = (np.asarray(self.givens, dtype=np.int64) + 1).reshape(self.side, self.side).tolist()
+        # arrays, not lists: the validator tests whole arrays at once (see ``gpu_sa.validate``)
+        one_based = (np.asarray(values, dtype=np.int64) + 1).reshape(self.side, self.side)
+        givens = (np.asarray(self.givens, dtype=np.int64) + 1).reshape(self.side, self.side)
         return validate.sudoku_violations(one_based, givens)
 
 
