@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import rng
+from . import moves, rng
 from .moves import SIMULATOR
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
@@ -288,6 +288,7 @@ def cuda_glue(move_module, stage: tuple[int, int, int] | None) -> Glue:
     """(init, advance, exchange) kernels of a move, thresholds staged in a shared tile of shape ``stage``."""
     if not SIMULATOR:
         rng.register_for_cuda()  # Philox's products as single mul.wide.u32 (gpu_sa.rng.wide_product)
+        moves.register_for_cuda()  # 32-bit sums (gpu_sa.moves.native_int)
     if stage is None:
         block, rows, variant, note = "", "chunk.thresholds", "_global", ""
     else:

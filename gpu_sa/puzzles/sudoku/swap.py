@@ -45,7 +45,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...moves import clock_start, clock_tick, device, loop_counters, note_accepted, store_counters
+from ...moves import clock_start, clock_tick, device, loop_counters, native_int, note_accepted, store_counters
 from ...rng import TAG_INIT, TAG_MOVE, philox, uniform, uniform_index
 
 ZERO32 = np.uint32(0)
@@ -110,8 +110,8 @@ def max_cost(order: int) -> int:
 def unit_change(counts, slot_base, removed, added):
     """Change of a unit's missing digits when one ``removed`` leaves it and one ``added`` enters (``counts``:
     one chain's row, a view)."""
-    return (np.int32(counts[np.uint32(slot_base + removed)] == 1)
-            - np.int32(counts[np.uint32(slot_base + added)] == 0))
+    return (native_int(counts[np.uint32(slot_base + removed)] == 1)
+            - native_int(counts[np.uint32(slot_base + added)] == 0))
 
 
 @device
@@ -296,11 +296,11 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
         row_c = np.uint32(cell_units[c, 0])
         column_a = np.uint32(cell_units[a, 1])
         column_c = np.uint32(cell_units[c, 1])
-        delta = np.int32(0)
+        delta = native_int(0)  # the machine's natural integer: int32 on the GPU, int64 on the CPU
         if row_a != row_c:
-            delta = np.int32(unit_change(counts, row_a, x, y) + unit_change(counts, row_c, y, x))
+            delta = native_int(unit_change(counts, row_a, x, y) + unit_change(counts, row_c, y, x))
         if column_a != column_c:
-            delta = np.int32(delta + unit_change(counts, column_a, x, y) + unit_change(counts, column_c, y, x))
+            delta = native_int(delta + unit_change(counts, column_a, x, y) + unit_change(counts, column_c, y, x))
         if a != c and (delta <= 0 or w3 < thresholds[np.uint32(plateau), level, np.uint32(delta)]):
             config[a] = y
             config[c] = x
