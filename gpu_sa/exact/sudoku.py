@@ -69,8 +69,9 @@ REMOVED, CONTRADICTION = 0, 1
 # ``cell`` has no candidate left, or (uniqueness, cell = -1) the digits of ``mask`` have no
 # place left in ``unit``, or (uniqueness, cell >= 0) ``cell`` is the only place for every digit
 # of ``mask``. ``source_a`` is the single cell that exclusivity spreads, or the first cell of a
-# parity pair (``source_b`` the second); -1 where it does not apply. A trace of 0 rows records
-# nothing (the search); of 1 row, only the counts of forced cells (``propagate``).
+# parity pair (``source_b`` the second); -1 where it does not apply. The search passes no trace
+# (None); a trace of 1 row records only the counts of forced cells (``propagate``). A trace has at
+# least that row: the counts are written to row 0 whenever a trace is given.
 TRACE_COLUMNS = 7
 
 # Outcome of one search
