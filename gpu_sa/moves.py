@@ -94,13 +94,39 @@ def _register_native_int_for_the_cpu():
         return lambda value: np.int64(value)
 
 
+class CudaExtending(NamedTuple):
+    """numba-cuda's extension API, wherever this version keeps it: ``intrinsic`` (CUDA target), ``overload``
+    (a decorator factory taking the function; CUDA target) and the numba types module for signatures."""
+
+    intrinsic: object
+    overload: object
+    types: object
+
+
+def cuda_extending() -> CudaExtending:
+    """numba-cuda >= 0.2x vendors numba's core: its overloads register through ``numba.cuda.extending`` and
+    its types are ``numba.cuda.types``; older releases (the pyproject allows >= 0.20) have only
+    ``intrinsic`` there and register CUDA overloads through ``numba.core.extending`` with target "cuda"."""
+    from numba.cuda.extending import intrinsic
+
+    try:
+        from numba.cuda.extending import overload as cuda_overload
+    except ImportError:
+        from numba.core.extending import overload as cuda_overload
+    try:
+        from numba.cuda import types
+        types.uint64  # noqa: B018 (an older numba.cuda.types holds only CUDA's own types)
+    except (ImportError, AttributeError):
+        from numba.core import types
+    return CudaExtending(intrinsic, lambda function: cuda_overload(function, target="cuda"), types)
+
+
 @functools.cache
 def register_for_cuda():
     """``native_int`` for numba-cuda; called by ``gpu_sa.kernels`` before it builds CUDA kernels (importing
     numba.cuda here would cost every command about 0.15 s)."""
-    from numba.cuda.extending import overload
 
-    @overload(native_int, target="cuda")
+    @cuda_extending().overload(native_int)
     def _on_the_gpu(value):
         return lambda value: np.int32(value)
 

@@ -100,17 +100,19 @@ def register_for_cuda():
     """``wide_product`` for numba-cuda: one inline ``mul.wide.u32``. Called by ``gpu_sa.kernels`` before it
     builds CUDA kernels, not at import: importing numba.cuda costs every command about 0.15 s."""
     from llvmlite import ir
-    from numba.cuda import types as cuda_types
-    from numba.cuda.extending import intrinsic, overload
 
-    @intrinsic
+    from .moves import cuda_extending
+
+    cuda = cuda_extending()
+
+    @cuda.intrinsic
     def _mul_wide_u32(typingctx, a, b):
         def codegen(context, builder, signature, args):
             function = ir.FunctionType(ir.IntType(64), [ir.IntType(32), ir.IntType(32)])
             return builder.call(ir.InlineAsm(function, "mul.wide.u32 $0, $1, $2;", "=l,r,r"), list(args))
-        return cuda_types.uint64(cuda_types.uint32, cuda_types.uint32), codegen
+        return cuda.types.uint64(cuda.types.uint32, cuda.types.uint32), codegen
 
-    @overload(wide_product, target="cuda")
+    @cuda.overload(wide_product)
     def _on_the_gpu(a, b):
         return lambda a, b: _mul_wide_u32(np.uint32(a), np.uint32(b))
 
