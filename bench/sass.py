@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import heapq
 import json
 import math
 import os
@@ -720,8 +721,6 @@ def shortest_iteration(loop: Loop, flow: ControlFlow, code) -> int:
     that is a rejected proposal that sets no record, the common case once a chain has cooled; the main
     loop's count, by contrast, is every instruction in the body, cold paths (accepted moves, the best-state
     copy's set-up) included."""
-    import heapq
-
     header = flow.block_of[loop.header]
     weight = {b: _size(flow.blocks[b], code) for b in loop.blocks}
     best = {header: weight[header]}

@@ -183,7 +183,6 @@ def exchange_kernel(chains, round_index, table, state):
                            chains.key0, chains.key1, chains.replicas, table, state)
 '''
 
-# Every thread of a block stages the launch's thresholds into one shared tile, then synchronises.
 # Every thread of a block stages the launch's thresholds into one shared tile, then synchronises. The
 # host pads the thresholds to the tile's (levels, width), powers of two, so one flat loop with shifts
 # and masks copies them.
