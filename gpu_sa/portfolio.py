@@ -62,25 +62,20 @@ def solve(puzzle, *, seed: int, backend="auto", chains: int | None = None, time_
         from . import backends
 
         backend, _ = backends.select(backend)
-    # Load the rules' and the search's machine code (compiled, or from numba's cache) on a 4x4 grid first,
-    # so that no timing includes it; the annealer reports its own setup apart. The warm-up takes the timed
-    # steps' own path, the validator's check included, right before the clock: a first call costs several
-    # times a later one (numba's dispatch, numpy's first sort), which would be most of an easy 16x16's time.
-    # (a blank grid typed and flagged like the puzzle's givens: a read-only array is another specialization)
-    blank = np.full(16, -1, dtype=np.asarray(puzzle.givens).dtype)
-    blank.flags.writeable = np.asarray(puzzle.givens).flags.writeable
-    tiny = exact.count_solutions(blank, 2, limit=1, seed=0, threads=1, propagated=exact.propagate(blank, 2))
-    _checked(dataclasses.replace(puzzle, givens=blank, order=2), tiny.solution)
-    # the order's constant tables (peers, units: about 2 ms at 16x16, built once per process), also before the
-    # clock, as ``gpu-sa exact``'s clock starts after them
-    exact.tables(puzzle.order)
+    _warm_up(puzzle, backend)
     work = _Work(start=time.perf_counter(), setup=time.perf_counter() - setup_start)
+    return _rounds(puzzle, work, seed=seed, backend=backend, chains=chains, time_limit=time_limit, threads=threads,
+                   progress=progress)
+
+
+def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progress, anneal=True) -> Answer:
+    """The timed part of ``solve``: propagation, then the rounds (``anneal=False``: the first search only)."""
     found = exact.propagate(puzzle.givens, puzzle.order)
     if found.contradiction:
         return work.answer(False, None, "propagation", "contradiction")
-    if (found.values >= 0).all():
+    if found.free == 0:
         return work.answer(True, _checked(puzzle, found.values), "propagation", "solved")
-    for round_index in range(MAX_ROUNDS):
+    for round_index in range(MAX_ROUNDS if anneal else 1):
         work.rounds = round_index + 1
         left = work.time_left(time_limit)
         if left is not None and left <= 0:
@@ -97,7 +92,7 @@ def solve(puzzle, *, seed: int, backend="auto", chains: int | None = None, time_
         if search.interrupted or stop_module.requested():
             return work.answer(False, None, "none", "interrupted")
         left = work.time_left(time_limit)
-        if left is not None and left <= 0:
+        if not anneal or (left is not None and left <= 0):
             return work.answer(False, None, "none", "time_limit")
         move = puzzle.move()
         rows = chains or (backend.default_chains(move) if backend.name == "cuda" else CPU_CHAINS)
@@ -112,6 +107,29 @@ def solve(puzzle, *, seed: int, backend="auto", chains: int | None = None, time_
         if result.stopped == "interrupted":
             return work.answer(False, None, "none", "interrupted")
     return work.answer(False, None, "none", "rounds")
+
+
+WARM_UP_RUNS = 3  # timed-path runs per order before the clock (bench/RESULTS.md, "easy cells")
+
+
+def _warm_up(puzzle, backend):
+    """The timed path (``_rounds``: propagation, the search, the validator) on stand-in puzzles, first of
+    order 2, then WARM_UP_RUNS times of the puzzle's own order, right before the clock; nothing is kept.
+
+    A first call costs several times a later one: numba's dispatch (machine code compiled or loaded from
+    numba's cache) and numpy's first calls on the 4x4, then, at the puzzle's size, the code paths, tables and
+    Python frames of that size, which the search and the rules of an easy 16x16 or 25x25 take most of its
+    time touching (measured in bench/RESULTS.md, "easy cells"). The peer's clock starts after the same kind
+    of work: its board setup runs the propagation code its ants then run. The stand-in is a valid grid with
+    three of its digits emptied: the rules cannot fill it, the search fills it in a few dozen branches of its
+    first restart (4 to 53 at orders 2 to 8), through the same steps as an easy puzzle. What the warm-up
+    costs is in ``setup_seconds``."""
+    for order in (2,) + (puzzle.order,) * WARM_UP_RUNS:
+        _rounds(stand_in(puzzle, order), _Work(start=time.perf_counter(), setup=0), seed=0, backend=backend,
+                chains=None, time_limit=None, threads=1, progress=None, anneal=False)
+    # the order's constant tables (peers, units: about 2 ms at 16x16, built once per process), as ``gpu-sa
+    # exact``'s clock starts after them
+    exact.tables(puzzle.order)
 
 
 @dataclass
@@ -142,6 +160,18 @@ class _Work:
                       seconds=max(0.0, wall - self.annealer_setup), setup_seconds=self.setup + self.annealer_setup,
                       rounds=self.rounds, nodes=self.nodes, restarts=self.restarts, moves=self.moves,
                       anneal=self.anneal)
+
+
+def stand_in(puzzle, order: int):
+    """The warm-up's puzzle of ``order``: a valid grid with digits 0, 1 and 2 emptied, its givens typed and
+    flagged like ``puzzle``'s (another dtype or a read-only array is another specialization of the code)."""
+    givens = np.asarray(puzzle.givens)
+    side = order * order
+    rows, columns = np.divmod(np.arange(side * side), side)
+    solved = (order * (rows % order) + rows // order + columns) % side  # a valid grid of any order
+    grid = np.where(solved < 3, -1, solved).astype(givens.dtype)
+    grid.flags.writeable = givens.flags.writeable
+    return dataclasses.replace(puzzle, givens=grid, order=order)
 
 
 def _checked(puzzle, values):

@@ -428,6 +428,25 @@ def test_a_signal_reaches_the_handler_while_the_compiled_search_runs():
     assert line.split() == ["True", str(int(signal.SIGINT))] and answered < 1.0
 
 
+@pytest.mark.parametrize("dtype, bad", [(dtype, bad) for dtype in (np.int16, np.int64, np.uint8, np.float64)
+                                         for bad in (9, -2, 200) if not (bad < 0 and np.dtype(dtype).kind == "u")])
+def test_propagate_rejects_what_is_not_a_digit_in_any_dtype(dtype, bad):
+    """int16 givens are checked inside the compiled pass, other dtypes before converting (a wrap to int16
+    must not turn 70000 into a digit); either way the same one-line error."""
+    givens = np.full(81, -1, dtype=np.int64)
+    givens[40] = bad
+    with pytest.raises(ValueError, match="givens must be 0-based digits below 9"):
+        exact.propagate(givens.astype(dtype), 3)
+    with pytest.raises(ValueError, match="givens must be 0-based digits below 9"):
+        exact.count_solutions(givens.astype(dtype), 3)
+
+
+def test_propagate_counts_the_cells_it_leaves_free():
+    for puzzle in parse((DATA / "seed_puzzles.txt").read_text()):
+        found = exact.propagate(puzzle.givens, puzzle.order)
+        assert found.free == int((found.values < 0).sum())
+
+
 def test_count_many_checks_every_row():
     rows = np.full((3, 81), -1)
     rows[2, 5] = 70000  # would wrap to a valid-looking int16

@@ -64,3 +64,15 @@ def test_no_solution_is_proven_by_the_search():
         assert not answer.solved and answer.method == "exact" and answer.stopped == "no_solution"
         return
     pytest.fail("no contradiction needing search was found")
+
+
+@pytest.mark.parametrize("order", range(2, 9))
+def test_the_warm_up_takes_the_easy_path_at_every_order(order):
+    """The warm-up's stand-in puzzle goes through propagation, the search's first restart (no worker thread,
+    no annealing) and the validator, as an easy puzzle of that order does; the answer is a valid grid."""
+    puzzle = portfolio.stand_in(gpu_sa.parse(EASY)[0], order)
+    assert (puzzle.givens < 0).sum() == 3 * order * order
+    answer = portfolio._rounds(puzzle, portfolio._Work(start=0.0, setup=0.0), seed=0, backend=None, chains=None,
+                               time_limit=None, threads=1, progress=None, anneal=False)
+    assert answer.solved and answer.method == "exact" and answer.restarts == 1 and 0 < answer.nodes <= 256
+    assert not puzzle.check(answer.solution)

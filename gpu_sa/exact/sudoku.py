@@ -609,13 +609,17 @@ def initial_candidates(givens: np.ndarray, order: int) -> np.ndarray:
     return cand
 
 
-def _check_givens(givens, order: int) -> np.ndarray:
+def _check_givens(givens, order: int, *, digits_checked_later: bool = False) -> np.ndarray:
+    """The givens as a contiguous int16 array, after checking the order, the length and the values
+    (``digits_checked_later``: int16 input is passed on unchecked, for a caller whose compiled code checks it)."""
     if int(order) != order or not 2 <= order <= 8:
         raise ValueError(f"order must be an integer from 2 to 8, got {order}")
     side = order * order
     givens = np.asarray(givens).reshape(-1)
     if givens.shape[0] != side * side:
         raise ValueError(f"{givens.shape[0]} cells for order {order}: expected {side * side}")
+    if digits_checked_later and givens.dtype == np.int16:
+        return np.ascontiguousarray(givens)
     if givens.dtype.kind in "iu":
         # one compiled pass rather than numpy's min and max: 25 us of an easy puzzle's first search
         givens = np.ascontiguousarray(givens)
@@ -897,6 +901,7 @@ class Propagation:
     candidates: np.ndarray  # (cells,) uint64: bit d set = digit d possible; a set cell has exactly its own bit
     contradiction: bool  # the rules proved there is no solution (values and candidates: where they stopped)
     forced: dict  # cells forced by each rule: {"exclusivity": n, "uniqueness": n, "parity": n}
+    free: int  # cells still free (-1 in ``values``): 0 and no contradiction = the rules solved the puzzle
 
 
 def propagate(givens, order: int) -> Propagation:
@@ -905,27 +910,32 @@ def propagate(givens, order: int) -> Propagation:
     The same compiled rules the search applies at every node. Every forced value holds in
     every solution; a contradiction proves there is none.
     """
-    givens = _check_givens(givens, order)
-    cand, values, counts, consistent = _propagated(givens, *tables(order))
+    givens = _check_givens(givens, order, digits_checked_later=True)
+    cand, values, counts, consistent, free = _propagated(givens, *tables(order))
+    if free < 0:
+        _digits_error(order * order)
     return Propagation(values=values, candidates=cand, contradiction=not consistent,
-                       forced={rule: int(counts[0, 1 + k]) for k, rule in enumerate(RULES)})
+                       forced=dict(zip(RULES, counts[0, 1:1 + len(RULES)].tolist())), free=free)
 
 
 @numba.njit(cache=True)
 def _propagated(givens, peers, units, cell_units, full):
-    """``propagate``'s compiled part in one call (candidates, values, forced counts, consistent): in a
-    fresh process each call from Python costs several microseconds, and there were seven.
+    """``propagate``'s compiled part in one call (candidates, values, forced counts, consistent, cells left
+    free, or -1 when a given is neither -1 nor a digit): in a fresh process each call from Python costs
+    several microseconds, and there were seven. (An easy 16x16's whole solve is about 50 us.)
 
     The givens' exclusivity goes unit by unit (``_exclude_givens``), the rest as in the search; the
     fixpoint and the counts are the same as spreading each given on its own (``_fixpoint`` from
     ``_start``), which is what a contradiction falls back to, so that it stops where it always has."""
     cells = givens.shape[0]
     cand = np.empty(cells, dtype=np.uint64)
+    counts = np.zeros((1, TRACE_COLUMNS), dtype=np.int64)
+    if _outside_digits(givens, units.shape[1]):
+        return cand, np.empty(cells, dtype=np.int64), counts, False, -1
     _candidates_of(givens, full, cand)
     placed = np.zeros(cells, dtype=np.uint8)
     pending = np.empty(cells, dtype=np.int64)  # see _fixpoint: no more is ever pushed
     dirty = np.full(units.shape[0], DIRTY_BOTH, dtype=np.uint8)
-    counts = np.zeros((1, TRACE_COLUMNS), dtype=np.int64)
     top = _exclude_givens(cand, placed, units, cell_units, pending, counts)
     consistent = top >= 0 and _fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty, counts)
     if not consistent:
@@ -937,7 +947,10 @@ def _propagated(givens, peers, units, cell_units, full):
                                             counts)
     values = np.empty(cells, dtype=np.int64)
     _digits_of(cand, values)
-    return cand, values, counts, consistent
+    free = 0
+    for value in values:
+        free += value < 0
+    return cand, values, counts, consistent, free
 
 
 @numba.njit(cache=True)
