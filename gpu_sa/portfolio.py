@@ -10,7 +10,9 @@ thousands of chains. So ``auto`` runs both, in turns with doubling budgets, one 
     round k = 0, 1, 2, ...:  complete search, seed S, at most EXACT_NODES x 2^k branches (over its restarts)
                              one annealing trial of the size's default schedule, chain indices k x chains ..
 
-and stops at the first verified solution. Budgets are counted in branches and moves, never in seconds,
+Round k's search goes on from the first restart round k - 1 did not finish (``first_restart``), so the
+rounds' searches together are one seeded search cut into pieces, not the same restarts run again. ``auto``
+stops at the first verified solution. Budgets are counted in branches and moves, never in seconds,
 so which method answers, and the answer, depend on the seed alone; a time limit only decides whether
 there is an answer. The search is complete: a round where it ends without giving up proves the count
 (no solution: "no solution"). Propagation alone (the seed-002 rules to a fixpoint) answers first when
@@ -75,6 +77,7 @@ def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progres
         return work.answer(False, None, "propagation", "contradiction")
     if found.free == 0:
         return work.answer(True, _checked(puzzle, found.values), "propagation", "solved")
+    next_restart = 0  # each round's search goes on from the restarts the last one did not finish
     for round_index in range(MAX_ROUNDS if anneal else 1):
         work.rounds = round_index + 1
         left = work.time_left(time_limit)
@@ -82,7 +85,9 @@ def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progres
             return work.answer(False, None, "none", "time_limit")
         # from the propagation above: the search would otherwise find the same fixpoint again, every restart
         search = exact.count_solutions(puzzle.givens, puzzle.order, limit=1, seed=seed, threads=threads,
-                                       max_nodes=EXACT_NODES << round_index, time_limit=left, propagated=found)
+                                       max_nodes=EXACT_NODES << round_index, time_limit=left, propagated=found,
+                                       first_restart=next_restart)
+        next_restart = search.resume_at
         work.nodes += search.nodes
         work.restarts += search.restarts
         if search.solutions:
@@ -91,8 +96,10 @@ def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progres
             return work.answer(False, None, "exact", "no_solution")
         if search.interrupted or stop_module.requested():
             return work.answer(False, None, "none", "interrupted")
+        if not anneal:
+            return work.answer(False, None, "none", "rounds")
         left = work.time_left(time_limit)
-        if not anneal or (left is not None and left <= 0):
+        if left is not None and left <= 0:
             return work.answer(False, None, "none", "time_limit")
         move = puzzle.move()
         rows = chains or (backend.default_chains(move) if backend.name == "cuda" else CPU_CHAINS)
@@ -123,13 +130,19 @@ def _warm_up(puzzle, backend):
     of work: its board setup runs the propagation code its ants then run. The stand-in is a valid grid with
     three of its digits emptied: the rules cannot fill it, the search fills it in a few dozen branches of its
     first restart (4 to 53 at orders 2 to 8), through the same steps as an easy puzzle. What the warm-up
-    costs is in ``setup_seconds``."""
+    costs is in ``setup_seconds``, with the order's constant tables it builds (peers, units: about 2 ms at
+    16x16, once per process), as ``gpu-sa exact``'s clock starts after them."""
+    givens = np.asarray(puzzle.givens)
+    kind = (puzzle.order, givens.dtype, givens.flags.writeable)
+    if kind in _warmed:  # a file of many puzzles: the previous ones have run these steps at this size
+        return
     for order in (2,) + (puzzle.order,) * WARM_UP_RUNS:
         _rounds(stand_in(puzzle, order), _Work(start=time.perf_counter(), setup=0), seed=0, backend=backend,
                 chains=None, time_limit=None, threads=1, progress=None, anneal=False)
-    # the order's constant tables (peers, units: about 2 ms at 16x16, built once per process), as ``gpu-sa
-    # exact``'s clock starts after them
-    exact.tables(puzzle.order)
+    _warmed.add(kind)
+
+
+_warmed: set = set()  # (order, dtype, writeable) of the puzzles warmed up for in this process
 
 
 @dataclass

@@ -239,6 +239,25 @@ def test_a_search_from_the_propagation_is_the_search_from_the_givens(order, coun
     assert contradicted and restarted, "the cases must cover a contradiction and restarts"
 
 
+def test_a_search_resumed_at_resume_at_is_the_search_in_one_call():
+    """Two calls, the second from the first's ``resume_at``, find what one call with both budgets finds: the
+    same deciding restart, solution and nodes (``auto`` cuts its rounds' searches this way)."""
+    hard = parse((DATA / "sudoku_samples.txt").read_text())[25]  # one of the forum's hardest
+    whole = exact.count_solutions(hard.givens, 3, limit=1, seed=5, base_nodes=3, threads=2)
+    assert whole.restarts > 5 and not whole.gave_up
+    # a first call of the first four restarts' whole budgets (3 x Luby 1, 1, 2, 1), then one of part of the
+    # fifth (Luby 1 = 3 branches: it is re-run whole by the second call)
+    for first_budget, resume_at in ((15, 4), (16, 4), (18, 5)):
+        first = exact.count_solutions(hard.givens, 3, limit=1, seed=5, base_nodes=3, max_nodes=first_budget)
+        assert first.gave_up and first.resume_at == resume_at and first.nodes == first_budget
+        rest = exact.count_solutions(hard.givens, 3, limit=1, seed=5, base_nodes=3, first_restart=first.resume_at,
+                                     threads=2)
+        assert not rest.gave_up and rest.restarts == whole.restarts - resume_at
+        assert rest.final_nodes == whole.final_nodes and np.array_equal(rest.solution, whole.solution)
+        full_budgets = 3 * sum(exact.luby(i + 1) for i in range(resume_at))
+        assert rest.nodes == whole.nodes - full_budgets
+
+
 def test_luby_sequence():
     assert [exact.luby(i) for i in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
 

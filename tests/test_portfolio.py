@@ -76,3 +76,27 @@ def test_the_warm_up_takes_the_easy_path_at_every_order(order):
                                time_limit=None, threads=1, progress=None, anneal=False)
     assert answer.solved and answer.method == "exact" and answer.restarts == 1 and 0 < answer.nodes <= 256
     assert not puzzle.check(answer.solution)
+
+
+def test_each_round_resumes_the_search_where_the_last_one_stopped(monkeypatch):
+    monkeypatch.setattr(portfolio, "EXACT_NODES", 5)
+    monkeypatch.setattr(portfolio, "PROPOSALS_PER_NODE", 0)  # one plateau per annealing round: the search answers
+    calls = []
+    search = portfolio.exact.count_solutions
+
+    def recorded(*args, **options):
+        result = search(*args, base_nodes=3, **options)  # restarts of 3 x Luby branches: many rounds
+        calls.append((options["first_restart"], result))
+        return result
+
+    monkeypatch.setattr(portfolio.exact, "count_solutions", recorded)
+    monkeypatch.setattr(portfolio, "_warmed", set())  # the warm-up's searches come first, whatever ran before
+    puzzle = gpu_sa.parse((DATA / "sudoku_samples.txt").read_text())[25]  # one of the forum's hardest
+    answer = portfolio.solve(puzzle, seed=5, backend="cpu")
+    timed = calls[1 + portfolio.WARM_UP_RUNS:]  # after the warm-up's searches
+    assert answer.solved and answer.method == "exact" and len(timed) == answer.rounds > 2
+    assert [first for first, _ in timed] == [0] + [result.resume_at for _, result in timed[:-1]]
+    firsts = [first for first, _ in timed]
+    # a restart whose Luby budget exceeds a round's budget is cut, and run again whole by a later round
+    assert firsts == sorted(firsts) and firsts[-1] > 0
+    assert answer.restarts == sum(result.restarts for _, result in timed)

@@ -578,6 +578,9 @@ class ExactResult:
     restarts: int = 1  # searches run up to the one that decided (1: the first search decided)
     final_nodes: int = 0  # branches tried by the search that decided (the last restart)
     seed: int | None = None  # None: the deterministic search
+    # Undecided seeded search: the first restart that did not run to its whole budget. A later call with the
+    # same seed and ``first_restart=resume_at`` goes on where this one stopped instead of repeating it.
+    resume_at: int = 0
 
 
 DEFAULT_MAX_NODES = 10_000_000
@@ -718,7 +721,7 @@ def _watched(work, *, flag, deadline, workers: int = 1) -> tuple[bool, bool]:
 def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFAULT_MAX_NODES,
                     seed: int | None = None, threads: int | None = None, time_limit: float | None = None,
                     base_nodes: int = DEFAULT_BASE_NODES, flag: np.ndarray | None = None,
-                    propagated: Propagation | None = None) -> ExactResult:
+                    propagated: Propagation | None = None, first_restart: int = 0) -> ExactResult:
     """Solutions of the puzzle (0-based givens, -1 empty), counted up to ``limit``.
 
     ``seed=None``: the seed's deterministic search. ``seed=S``: the seeded search with restarts
@@ -730,6 +733,9 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     ``propagated``: ``propagate(givens, order)``, when the caller has it already: the search
     starts from its candidates instead of propagating again (the same root, so the same answer);
     one that ended in a contradiction is not used (the search finds it again at once).
+    ``first_restart`` (seeded search): the restarts begin at this index, with its Luby budget, as if
+    those below it had run without deciding (a previous call's ``resume_at``); ``restarts`` and ``nodes``
+    then count this call's restarts only.
     """
     givens = _check_givens(givens, order)
     _check_counts(limit, max_nodes)
@@ -748,8 +754,10 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
         raise ValueError(f"base_nodes must be a positive integer, got {base_nodes}")
     if threads is not None and (int(threads) != threads or threads < 1):
         raise ValueError(f"threads must be a positive integer, got {threads}")
+    if int(first_restart) != first_restart or first_restart < 0:
+        raise ValueError(f"first_restart must be a non-negative integer, got {first_restart}")
     return _restarted(givens, order, int(limit), int(max_nodes), int(seed), None if threads is None else int(threads),
-                      time_limit, int(base_nodes), flag, root)
+                      time_limit, int(base_nodes), flag, root, int(first_restart))
 
 
 def _deterministic(givens, order, limit, max_nodes, time_limit, flag, root) -> ExactResult:
@@ -787,10 +795,11 @@ class _Restart:
     masks: np.ndarray
 
 
-def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag, root) -> ExactResult:
-    """Restarts 0, 1, 2, ... with budgets Luby(i + 1) x ``base_nodes``, ``threads`` at a time (None: every core)
-    (restart 0 alone first, on this thread, when its budget is small). ``root``: the givens'
-    fixpoint (``propagate``'s candidates), or None.
+def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag, root,
+               first_restart=0) -> ExactResult:
+    """Restarts f, f + 1, f + 2, ... (f = ``first_restart``) with budgets Luby(i + 1) x ``base_nodes``, ``threads``
+    at a time (None: every core) (restart f alone first, on this thread, when its budget is small). ``root``:
+    the givens' fixpoint (``propagate``'s candidates), or None.
 
     The answer is that of the lowest restart that completes. Every restart below it has run
     to its whole budget (a restart is only ever cancelled by a lower one completing), so the
@@ -801,18 +810,18 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
     cand = initial_candidates(givens, order) if root is None else root
     key0, key1 = rng.split_seed(seed)
     cancel = np.full(1, NEVER, dtype=np.int64)  # the lowest restart known to have completed
-    budgets = []  # budget of restart i; they add up to at most max_nodes
+    budgets = []  # budget of restart first_restart + i; they add up to at most max_nodes
     results: dict[int, _Restart] = {}
     lock = threading.Lock()
 
     def next_restart(halt):
         with lock:
-            index = len(budgets)
+            index = first_restart + len(budgets)
             spent = sum(budgets)
-            if index > cancel[0] or halt[0] or (index > 0 and spent >= max_nodes):
+            if index > cancel[0] or halt[0] or (budgets and spent >= max_nodes):
                 return None
             budgets.append(min(luby(index + 1) * base_nodes, max_nodes - spent))
-            return index, budgets[index]
+            return index, budgets[-1]
 
     def run(index, budget, halt):
         masks = np.zeros(cand.shape[0], dtype=np.uint64)
@@ -829,17 +838,17 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
 
     start = time.perf_counter()
     stopped = timed_out = False
-    if min(luby(1) * base_nodes, max_nodes) <= FIRST_RESTART_HERE_NODES:
-        # Restart 0 here, to its whole budget as on a worker (the same answer); it reads the stop flag
-        # itself, and the workers take restart 1 on only if it did not decide.
+    if min(luby(first_restart + 1) * base_nodes, max_nodes) <= FIRST_RESTART_HERE_NODES:
+        # The first restart here, to its whole budget as on a worker (the same answer); it reads the stop flag
+        # itself, and the workers take the next one on only if it did not decide.
         if (claimed := next_restart(flag)) is not None:
             run(*claimed, flag)
-    if cancel[0] != 0:
+    if cancel[0] != first_restart:
         stopped, timed_out = _watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit,
                                       workers=available_cores() if threads is None else threads)
     seconds = time.perf_counter() - start
     decided = None
-    for index in range(len(budgets)):
+    for index in range(first_restart, first_restart + len(budgets)):
         run = results.get(index)
         if run is None or run.outcome in (STOPPED, CANCELLED):
             break
@@ -849,17 +858,21 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
     if decided is not None:
         run = results[decided]
         return ExactResult(solutions=run.found, solution=_digits(run.masks) if run.found else None,
-                           nodes=sum(results[i].nodes for i in range(decided + 1)), seconds=seconds, gave_up=False,
-                           restarts=decided + 1, final_nodes=run.nodes, seed=seed)
+                           nodes=sum(results[i].nodes for i in range(first_restart, decided + 1)), seconds=seconds,
+                           gave_up=False, restarts=decided + 1 - first_restart, final_nodes=run.nodes, seed=seed)
     # Undecided: every restart hit its budget (or a stop came first). Any restart's solutions are
     # real ones, so the most found by one restart is a lower bound.
     ran = [results[i] for i in sorted(results)]
     best = max(ran, key=lambda r: r.found, default=None)
     first = next((r for r in ran if r.found), None)
+    resume_at = first_restart  # the first restart not run to its whole Luby budget
+    while resume_at in results and results[resume_at].outcome == NODE_LIMIT \
+            and budgets[resume_at - first_restart] == luby(resume_at + 1) * base_nodes:
+        resume_at += 1
     return ExactResult(solutions=best.found if best else 0, solution=_digits(first.masks) if first else None,
                        nodes=sum(r.nodes for r in ran), seconds=seconds, gave_up=True,
                        interrupted=stopped and not timed_out, timed_out=stopped and timed_out, restarts=len(ran),
-                       final_nodes=ran[-1].nodes if ran else 0, seed=seed)
+                       final_nodes=ran[-1].nodes if ran else 0, seed=seed, resume_at=resume_at)
 
 
 def count_many(givens, order: int, *, limit: int = 2, max_nodes: int = DEFAULT_MAX_NODES,
