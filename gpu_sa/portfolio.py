@@ -30,10 +30,12 @@ from . import runner
 from . import stop as stop_module
 from .exact import sudoku as exact
 
-EXACT_NODES = 20_000  # the first round's branches: about half a second at 25x25 on one core
+EXACT_NODES = 20_000  # the first round's branches: about 50 ms at 25x25 on 2 cores (400,000 branches/s)
 # An annealing round gets this many proposals per branch of the search's round: about a fifth of the
-# search's time on the CPU, where the search answered every Lloyd & Amos instance (bench/RESULTS.md).
-PROPOSALS_PER_NODE = 100
+# search's time on the CPU (measured at 16x16, 25x25 and 36x36: 3-8 proposals cost what one branch does;
+# bench/RESULTS.md), where the search answered every Lloyd & Amos instance. It was 100 while the search was
+# several times slower per branch, which had made the annealing rounds 55-60 % of a hard 25x25's time.
+PROPOSALS_PER_NODE = 8
 CPU_CHAINS = 16  # few chains, so that a round's proposals still cool each chain over many plateaus
 MAX_ROUNDS = 40
 
