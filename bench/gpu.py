@@ -316,8 +316,9 @@ def stage_large(context, section, budget):
         return
     deadline = time.perf_counter() + budget
     helped = run([sys.executable, "bench/large.py", "--help"], 60, base_env(real_cuda=False))
-    options = [part for option, value in context["plan"].large.items() if option in helped.stdout
-               for part in (option, value)]
+    options, note = large_options(context["plan"].large, helped.stdout, lloyd_amos_folder())
+    if note:
+        section.body += [note, ""]
     statuses = []
     backends = ("cuda", "cpu") if "--backend" in helped.stdout else ("default",)
     for index, backend in enumerate(backends):
@@ -330,6 +331,27 @@ def stage_large(context, section, budget):
         if ran.returncode != 0:
             section.body += fenced(tail(ran.stderr, 15))
     section.status = _combined(statuses, len(backends))
+
+
+def lloyd_amos_folder() -> Path:
+    """Where bench/large.py reads the 16x16 and 25x25 instances: ../shared/data beside the checkout, or
+    GPU_SA_SHARED_DATA (bench/common.py)."""
+    shared = os.environ.get("GPU_SA_SHARED_DATA")
+    return (Path(shared) if shared else ROOT.parent / "shared" / "data") / "sudoku" / "lloyd_amos"
+
+
+def large_options(plan_options, large_help, folder):
+    """bench/large.py's options for this plan (those its --help lists), and a note for the report. The
+    16x16 and 25x25 instances live outside the repository (../shared/data): where they are missing (a lent
+    device gets the repository alone), only the 36x36 instances (bench/data/) run, and the note says how to
+    bring the others."""
+    options = [part for option, value in plan_options.items() if option in large_help for part in (option, value)]
+    if Path(folder).is_dir() or "--sizes" not in large_help:
+        return options, None
+    return options + ["--sizes", "36"], (
+        f"The Lloyd & Amos 16x16 and 25x25 instances are not on this machine ({folder}): only 36x36 ran. "
+        "To measure them, copy ../shared/data into a folder of the checkout that git ignores, carry it, and "
+        "set GPU_SA_SHARED_DATA to it (README, \"Measuring a GPU\").")
 
 
 def _combined(statuses, planned):

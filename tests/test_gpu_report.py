@@ -80,6 +80,22 @@ def test_large_is_skipped_with_a_reason_when_absent(tmp_path, monkeypatch):
     assert section_.status.startswith("skipped: bench/large.py is not in this checkout")
 
 
+def test_large_runs_36x36_alone_where_the_shared_instances_are_missing(tmp_path):
+    help_text = "--budget --instances --sizes"
+    options, note = gpu.large_options({"--budget": "5", "--instances": "1"}, help_text, tmp_path / "absent")
+    assert options == ["--budget", "5", "--instances", "1", "--sizes", "36"]
+    assert "GPU_SA_SHARED_DATA" in note and "absent" in note
+    options, note = gpu.large_options({"--budget": "5"}, help_text, tmp_path)  # the folder exists
+    assert options == ["--budget", "5"] and note is None
+
+
+def test_the_shared_instances_folder_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("GPU_SA_SHARED_DATA", str(tmp_path))
+    assert gpu.lloyd_amos_folder() == tmp_path / "sudoku" / "lloyd_amos"
+    monkeypatch.delenv("GPU_SA_SHARED_DATA")
+    assert gpu.lloyd_amos_folder() == gpu.ROOT.parent / "shared" / "data" / "sudoku" / "lloyd_amos"
+
+
 def test_a_stage_past_its_budget_is_stopped():
     ran = gpu.run([sys.executable, "-c", "import time; time.sleep(60)"], budget=1)
     assert ran.returncode is None and ran.seconds < 30
