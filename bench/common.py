@@ -9,8 +9,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-# The public puzzle sets: ../shared/data beside the checkout, or GPU_SA_SHARED_DATA (a git worktree lives elsewhere).
-SHARED_DATA = Path(os.environ.get("GPU_SA_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+def shared_data() -> Path:
+    """The public puzzle sets: ../shared/data beside the checkout, or GPU_SA_SHARED_DATA (a git worktree lives
+    elsewhere; a lent device gets the checkout alone)."""
+    return Path(os.environ.get("GPU_SA_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+SHARED_DATA = shared_data()
 
 
 def environment() -> dict:

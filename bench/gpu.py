@@ -41,6 +41,9 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
+sys.path.insert(0, str(BENCH))
+import common  # noqa: E402  (bench/common.py: only the standard library at import)
+
 STAGES = ("env", "sass", "tests", "throughput", "tts", "large")
 
 # Seconds per stage. The quick run fits a 10-minute device command with room for the environment,
@@ -334,10 +337,9 @@ def stage_large(context, section, budget):
 
 
 def lloyd_amos_folder() -> Path:
-    """Where bench/large.py reads the 16x16 and 25x25 instances: ../shared/data beside the checkout, or
-    GPU_SA_SHARED_DATA (bench/common.py)."""
-    shared = os.environ.get("GPU_SA_SHARED_DATA")
-    return (Path(shared) if shared else ROOT.parent / "shared" / "data") / "sudoku" / "lloyd_amos"
+    """Where bench/large.py reads the 16x16 and 25x25 instances (``common.shared_data``, read now: the
+    environment of this run, not of the import)."""
+    return common.shared_data() / "sudoku" / "lloyd_amos"
 
 
 def large_options(plan_options, large_help, folder):
