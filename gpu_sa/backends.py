@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import kernels
-from .moves import SIMULATOR, AnnealMove, ChainState, state_arrays
+from .moves import SIMULATOR, AnnealMove, ChainState, check_addressable, state_arrays
 
 BACKENDS = ("auto", "cuda", "cpu", "numpy")
 
@@ -250,6 +250,7 @@ class CudaBackend:
 
     def allocate(self, move, rows):
         """Zeroed device arrays (rows of puzzles that never run must compare equal across backends)."""
+        check_addressable(move, rows)  # the kernels' 32-bit offsets (gpu_sa.moves.item)
         cuda = self._cuda
         arrays = {}
         for field, shape, dtype in state_arrays(move, rows):

@@ -74,6 +74,19 @@ def state_arrays(move: "AnnealMove", rows: int) -> list[tuple[str, tuple, type]]
             ("level", (rows,), np.int32), ("exchanges", (rows,), np.uint64)]
 
 
+def check_addressable(move: "AnnealMove", rows: int) -> None:
+    """Raise ``limits.TooLarge`` (one line) when a state array of ``rows`` chains would reach MAX_VIEW_BYTES, past
+    which the GPU kernels' 32-bit offsets (``item``) would wrap; called by the cuda backend before allocating."""
+    from .limits import TooLarge, format_bytes
+
+    for field, shape, dtype in state_arrays(move, rows):
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        if nbytes >= MAX_VIEW_BYTES:
+            raise TooLarge(f"{rows:,} chains: the chains' {field} would take {format_bytes(nbytes)} on the GPU, and the "
+                           f"kernels address a state array with 32-bit offsets (under {format_bytes(MAX_VIEW_BYTES)}): "
+                           f"use fewer chains")
+
+
 def state_bytes(move: "AnnealMove", rows: int) -> int:
     """Memory the chains' state takes (checked against the machine before allocating)."""
     return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for _, shape, dtype in state_arrays(move, rows))
@@ -99,7 +112,7 @@ class CudaExtending(NamedTuple):
     (a decorator factory taking the function; CUDA target) and the numba types module for signatures."""
 
     intrinsic: object
-    overload: object
+    overload: object  # overload(function, **options), options such as inline="always"
     types: object
 
 
@@ -118,32 +131,183 @@ def cuda_extending() -> CudaExtending:
         types.uint64  # noqa: B018 (an older numba.cuda.types holds only CUDA's own types)
     except (ImportError, AttributeError):
         from numba.core import types
-    return CudaExtending(intrinsic, lambda function: cuda_overload(function, target="cuda"), types)
+    return CudaExtending(intrinsic, lambda function, **options: cuda_overload(function, target="cuda", **options),
+                         types)
+
+
+# Element access in the proposal loops. On the GPU, numba addresses ``view[index]`` as the view's pointer
+# plus index x a 64-bit stride: two IMADs per access, and LLVM re-associates the view's own offset (the
+# chain's row) into every address. These helpers take a uint32 index and form the address as ONE
+# ``mul.wide.u32`` (index x the stride's low 32 bits, as inline PTX that LLVM cannot re-associate) added to
+# the view's pointer: one IMAD.WIDE.U32 per access. That is exact while index x stride < 2**32, i.e. while
+# the array behind the view is under MAX_VIEW_BYTES, which the cuda backend checks before allocating
+# (``backends.CudaBackend.allocate``; the tables are far smaller). A C-contiguous view's stride is its
+# item size, a constant. Everywhere else (CPU, simulator) they are plain indexing.
+MAX_VIEW_BYTES = 1 << 32
+
+
+def item(view, index):
+    """``view[index]`` of a 1-D view, ``index`` a uint32 (see above)."""
+    return view[index]
+
+
+def set_item(view, index, value):
+    """``view[index] = value`` of a 1-D view, ``index`` a uint32 (see above)."""
+    view[index] = value
+
+
+def table_row(table, index):
+    """``table[index]``: one row of a 2-D table as a 1-D view, its pointer formed as in ``item``."""
+    return table[index]
+
+
+def opaque(limit):
+    """``limit``, hidden from the optimiser on the GPU (an empty inline PTX move): a loop bounded by it has no
+    trip count LLVM can compute, so it is not unrolled. For the best-state copy, a cold loop inside the
+    proposal loop, whose unrolled remainder was ~30 instructions of the proposal loop (bench/RESULTS.md)."""
+    return limit
+
+
+def _register_access_for_the_cpu():
+    from numba.core.extending import overload
+
+    @overload(item, target="cpu")
+    def _item(view, index):
+        return lambda view, index: view[index]
+
+    @overload(set_item, target="cpu")
+    def _set_item(view, index, value):
+        def store(view, index, value):
+            view[index] = value
+        return store
+
+    @overload(table_row, target="cpu", inline="always")  # inlined: the same code as writing table[index]
+    def _row(table, index):
+        return lambda table, index: table[index]
+
+    @overload(opaque, target="cpu")
+    def _opaque(limit):
+        return lambda limit: limit
+
+
+class AccessIntrinsics(NamedTuple):
+    item: object  # (view, uint32 index) -> the element
+    set_item: object  # (view, uint32 index, value) -> None
+    table_row: object  # (2-D table, uint32 index) -> 1-D view
+
+
+def access_intrinsics(intrinsic, types, wide_multiply) -> AccessIntrinsics:
+    """numba intrinsics behind ``item``, ``set_item`` and ``table_row``: the element's address is the data pointer
+    plus ``wide_multiply(builder, index, stride)``, two i32 values to their i64 product. numba-cuda gets them with
+    an inline ``mul.wide.u32`` (``register_for_cuda``); tests/test_access.py builds them for the CPU with a plain
+    widening multiply, to check on every layout the kernels use that they address what ``view[index]`` does."""
+    from llvmlite import ir
+
+    int32, int64 = ir.IntType(32), ir.IntType(64)
+
+    def stride_32(context, builder, array_type, view, axis):
+        """A C-contiguous array's last stride is its item size, a constant; any other is read, low 32 bits."""
+        if array_type.layout == "C" and axis == array_type.ndim - 1:
+            return ir.Constant(int32, context.get_abi_sizeof(context.get_data_type(array_type.dtype)))
+        return builder.trunc(builder.extract_value(view.strides, axis), int32)
+
+    def address(context, builder, array_type, array, index):
+        """Pointer to element ``index`` along the first axis of ``array`` (an array value), and its structure."""
+        view = context.make_array(array_type)(context, builder, array)
+        offset = wide_multiply(builder, index, stride_32(context, builder, array_type, view, 0))
+        return builder.inttoptr(builder.add(builder.ptrtoint(view.data, int64), offset), view.data.type), view
+
+    @intrinsic
+    def item_at(typingctx, view, index):
+        def codegen(context, builder, signature, args):
+            return builder.load(address(context, builder, signature.args[0], *args)[0])
+        return view.dtype(view, types.uint32), codegen
+
+    @intrinsic
+    def set_item_at(typingctx, view, index, value):
+        def codegen(context, builder, signature, args):
+            view_type, _, value_type = signature.args
+            stored = context.cast(builder, args[2], value_type, view_type.dtype)
+            builder.store(stored, address(context, builder, view_type, args[0], args[1])[0])
+            return context.get_dummy_value()
+        return types.none(view, types.uint32, value), codegen
+
+    @intrinsic
+    def table_row_at(typingctx, table, index):
+        def codegen(context, builder, signature, args):
+            data, table_view = address(context, builder, signature.args[0], *args)
+            result = context.make_array(signature.return_type)(context, builder)
+            context.populate_array(result, data=data, shape=[builder.extract_value(table_view.shape, 1)],
+                                   strides=[builder.extract_value(table_view.strides, 1)],
+                                   itemsize=table_view.itemsize, meminfo=table_view.meminfo,
+                                   parent=table_view.parent)
+            value = result._getvalue()
+            if context.enable_nrt:  # the CPU's reference counting: the row view holds a reference (CUDA: no NRT)
+                context.nrt.incref(builder, signature.return_type, value)
+            return value
+        if table.ndim != 2:
+            return None
+        return table.copy(ndim=1, layout="C" if table.layout == "C" else "A")(table, types.uint32), codegen
+
+    return AccessIntrinsics(item_at, set_item_at, table_row_at)
 
 
 @functools.cache
 def register_for_cuda():
-    """``native_int`` for numba-cuda; called by ``gpu_sa.kernels`` before it builds CUDA kernels (importing
-    numba.cuda here would cost every command about 0.15 s)."""
+    """``native_int``, the element access above and ``opaque`` for numba-cuda; called by ``gpu_sa.kernels``
+    before it builds CUDA kernels (importing numba.cuda here would cost every command about 0.15 s)."""
+    from llvmlite import ir
 
-    @cuda_extending().overload(native_int)
+    cuda = cuda_extending()
+    int32, int64 = ir.IntType(32), ir.IntType(64)
+    mul_wide = ir.InlineAsm(ir.FunctionType(int64, [int32, int32]), "mul.wide.u32 $0, $1, $2;", "=l,r,r")
+    item_at, set_item_at, table_row_at = access_intrinsics(cuda.intrinsic, cuda.types,
+                                                           lambda builder, a, b: builder.call(mul_wide, [a, b]))
+
+    @cuda.overload(native_int)
     def _on_the_gpu(value):
         return lambda value: np.int32(value)
+
+    @cuda.intrinsic
+    def _opaque(typingctx, limit):
+        def codegen(context, builder, signature, args):
+            move = ir.InlineAsm(ir.FunctionType(int32, [int32]), "mov.b32 $0, $1;", "=r,r", side_effect=True)
+            return builder.call(move, list(args))
+        return cuda.types.uint32(cuda.types.uint32), codegen
+
+    @cuda.overload(item)
+    def _item_on_the_gpu(view, index):
+        return lambda view, index: item_at(view, np.uint32(index))
+
+    @cuda.overload(set_item)
+    def _set_item_on_the_gpu(view, index, value):
+        return lambda view, index, value: set_item_at(view, np.uint32(index), value)
+
+    # inlined: numba-cuda refuses a device function that returns an array it was not passed
+    @cuda.overload(table_row, inline="always")
+    def _table_row_on_the_gpu(table, index):
+        return lambda table, index: table_row_at(table, np.uint32(index))
+
+    @cuda.overload(opaque)
+    def _opaque_on_the_gpu(limit):
+        return lambda limit: _opaque(np.uint32(limit))
 
 
 if not SIMULATOR:  # under the simulator every device function runs as plain Python
     _register_native_int_for_the_cpu()
+    _register_access_for_the_cpu()
 
 
 @device
 def keep_best(row, move, state):
     """A chain beat its best cost at move index ``move`` (rare: a cold path)."""
     state.best_move[row] = move + 1
-    # one chain's rows as views and a uint32 slot: one stride multiply per byte, no sign handling
+    # one chain's rows as views and a uint32 slot: one IMAD per byte (``item``), no sign handling; a while loop
+    # (numba's range() would count in 64 bits) under an ``opaque`` bound, so that it is not unrolled
     config, best_config = state.config[row], state.best_config[row]
     slot, size = np.uint32(0), np.uint32(config.shape[0])
-    while slot < size:  # a while loop: numba's range() would count in 64 bits
-        best_config[slot] = config[slot]
+    while slot < opaque(size):
+        set_item(best_config, slot, item(config, slot))
         slot = np.uint32(slot + np.uint32(1))
 
 

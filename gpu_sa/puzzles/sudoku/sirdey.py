@@ -30,7 +30,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...moves import clock_start, clock_tick, device, loop_counters, native_int, note_accepted, store_counters
+from ...moves import (clock_start, clock_tick, device, item, loop_counters, native_int, note_accepted, set_item,
+                      store_counters, table_row)
 from ...rng import TAG_INIT, TAG_MOVE, philox, uniform, uniform_index
 
 ZERO32 = np.uint32(0)
@@ -63,12 +64,12 @@ def candidate_table(masks: np.ndarray, side: int) -> np.ndarray:
 
 @device
 def add_count(counts, unit_offsets, cell, digit, amount):
-    """``counts``: one chain's row (a view), so that an access is one stride multiply, not two. An accepted
+    """``counts``: one chain's row (a view), read and written through ``item``/``set_item``. An accepted
     move calls it twice (old digit out, new digit in): one pass over the units doing both was measured 5 %
     slower on the CPU and 4 registers more on the GPU (bench/RESULTS.md)."""
     for unit in range(5):
         slot = np.uint32(unit_offsets[cell, unit] + digit)
-        counts[slot] = int(counts[slot]) + amount
+        set_item(counts, slot, int(item(counts, slot)) + amount)
 
 
 @device
@@ -79,7 +80,7 @@ def union_change(counts, unit_offsets, cell, old, new):
     change = native_int(1)
     for unit in range(5):
         base = np.uint32(unit_offsets[cell, unit])
-        difference = native_int(counts[np.uint32(base + new)]) - native_int(counts[np.uint32(base + old)])
+        difference = native_int(item(counts, np.uint32(base + new))) - native_int(item(counts, np.uint32(base + old)))
         change = native_int(change + difference) if unit < 3 else native_int(change - difference)
     return change
 
@@ -121,22 +122,23 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
     unit_offsets, free_cells = tables.unit_offsets, tables.free_cells[puzzle]
     candidates = tables.candidates[puzzle]
     ranks = np.uint32(1 + tables.n_values)  # where a cell's row keeps the ranks
-    n_free = tables.n_free[puzzle]
+    n_free = np.uint32(tables.n_free[puzzle])
     chain_word = np.uint32(chain)
     level = np.uint32(state.level[row])
     current, best, n_accepted = loop_counters(row, state)  # 32-bit loop state: one register each
     lo, hi, in_plateau, plateau, length = clock_start(move_begin, plateau_begin, plateau_length)
     for _ in range(np.int32(move_end - move_begin)):
         w0, w1, w2, w3 = philox(lo, hi, chain_word, TAG_MOVE, key0, key1)
-        cell = np.uint32(free_cells[uniform_index(w0, n_free)])
-        old = np.uint32(config[cell])
-        rank = uniform_index(w1, candidates[cell, 0] - np.uint8(1))
-        if rank >= candidates[cell, np.uint32(ranks + old)]:
+        cell = np.uint32(item(free_cells, uniform_index(w0, n_free)))
+        old = np.uint32(item(config, cell))
+        listed = table_row(candidates, cell)  # | n | candidates | ranks |
+        rank = uniform_index(w1, np.uint32(np.uint32(item(listed, 0)) - np.uint32(1)))
+        if rank >= item(listed, np.uint32(ranks + old)):
             rank = np.uint32(rank + np.uint32(1))
-        new = np.uint32(candidates[cell, np.uint32(rank + np.uint32(1))])
+        new = np.uint32(item(listed, np.uint32(rank + np.uint32(1))))
         delta = union_change(counts, unit_offsets, cell, old, new)
         if delta <= 0 or w2 < thresholds[np.uint32(plateau), level, np.uint32(delta)]:
-            config[cell] = new
+            set_item(config, cell, new)
             add_count(counts, unit_offsets, cell, old, -1)
             add_count(counts, unit_offsets, cell, new, 1)
             current = np.int32(current + delta)

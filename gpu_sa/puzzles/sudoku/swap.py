@@ -45,7 +45,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...moves import clock_start, clock_tick, device, loop_counters, native_int, note_accepted, store_counters
+from ...moves import (clock_start, clock_tick, device, item, loop_counters, native_int, note_accepted, set_item,
+                      store_counters, table_row)
 from ...rng import TAG_INIT, TAG_MOVE, philox, uniform, uniform_index
 
 ZERO32 = np.uint32(0)
@@ -110,15 +111,15 @@ def max_cost(order: int) -> int:
 def unit_change(counts, slot_base, removed, added):
     """Change of a unit's missing digits when one ``removed`` leaves it and one ``added`` enters (``counts``:
     one chain's row, a view)."""
-    return (native_int(counts[np.uint32(slot_base + removed)] == 1)
-            - native_int(counts[np.uint32(slot_base + added)] == 0))
+    return (native_int(item(counts, np.uint32(slot_base + removed)) == 1)
+            - native_int(item(counts, np.uint32(slot_base + added)) == 0))
 
 
 @device
 def move_digit(counts, slot_base, removed, added):
     gone, come = np.uint32(slot_base + removed), np.uint32(slot_base + added)
-    counts[gone] = int(counts[gone]) - 1
-    counts[come] = int(counts[come]) + 1
+    set_item(counts, gone, int(item(counts, gone)) - 1)
+    set_item(counts, come, int(item(counts, come)) + 1)
 
 
 @device
@@ -240,6 +241,15 @@ def start_chain(row, chain, puzzle, key0, key1, tables, state):
 
 
 @device
+def has_digit(mask, digit):
+    """Bit ``digit`` of a uint64 candidate mask, tested on the 32-bit word that holds it: a 64-bit shift kept
+    two more registers live in swap's partner loops, 42 at their peak, so ptxas used 48 (bench/RESULTS.md)."""
+    digit = np.uint32(digit)
+    word = np.uint32(mask >> np.uint64(32)) if digit >= np.uint32(32) else np.uint32(mask & np.uint64(0xFFFFFFFF))
+    return (word >> (digit & np.uint32(31))) & np.uint32(1) != 0
+
+
+@device
 def legal_partners(box, k, i, x, mask_a, masks, config, wanted):
     """Free cells of a box (``box``: its row of ``movable``) other than slot i that can swap with a (digit x,
     candidates mask_a): their number, or (``wanted`` < k) the slot of the rank-``wanted`` one. One puzzle's
@@ -248,9 +258,8 @@ def legal_partners(box, k, i, x, mask_a, masks, config, wanted):
     s = np.uint32(0)
     while s < k:  # a uint32 while loop: numba's range() would count in 64 bits
         if s != i:
-            c = np.uint32(box[np.uint32(s + np.uint32(1))])
-            y = config[c]
-            if (mask_a >> np.uint64(y)) & ONE64 != 0 and (masks[c] >> np.uint64(x)) & ONE64 != 0:
+            c = np.uint32(item(box, np.uint32(s + np.uint32(1))))
+            if has_digit(mask_a, item(config, c)) and has_digit(item(masks, c), x):
                 if found == wanted:
                     return s
                 found = np.uint32(found + np.uint32(1))
@@ -268,20 +277,20 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
     config, counts = state.config[row], state.counts[row]
     movable, masks, cell_units = tables.movable[puzzle], tables.masks[puzzle], tables.cell_units
     restricted = tables.restricted[puzzle] != 0
-    n_movable = tables.n_movable[puzzle]
+    n_movable = np.uint32(tables.n_movable[puzzle])
     chain_word = np.uint32(chain)
     level = np.uint32(state.level[row])
     current, best, n_accepted = loop_counters(row, state)  # 32-bit loop state: one register each
     lo, hi, in_plateau, plateau, length = clock_start(move_begin, plateau_begin, plateau_length)
     for _ in range(np.int32(move_end - move_begin)):
         w0, w1, w2, w3 = philox(lo, hi, chain_word, TAG_MOVE, key0, key1)
-        box = movable[uniform_index(w0, n_movable)]  # | k | its free cells (padded) |
-        k = np.uint32(box[0])
+        box = table_row(movable, uniform_index(w0, n_movable))  # | k | its free cells (padded) |
+        k = np.uint32(item(box, 0))
         i = uniform_index(w1, k)
-        a = np.uint32(box[np.uint32(i + np.uint32(1))])
-        x = np.uint32(config[a])
+        a = np.uint32(item(box, np.uint32(i + np.uint32(1))))
+        x = np.uint32(item(config, a))
         if restricted:
-            mask_a = masks[a]
+            mask_a = item(masks, a)
             legal = legal_partners(box, k, i, x, mask_a, masks, config, k)
             j = i  # no legal partner: a null move (a swaps with itself, and that is not counted as accepted)
             if legal > 0:
@@ -290,20 +299,21 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
             j = uniform_index(w2, np.uint32(k - np.uint32(1)))
             if j >= i:
                 j = np.uint32(j + np.uint32(1))
-        c = np.uint32(box[np.uint32(j + np.uint32(1))])
-        y = np.uint32(config[c])
-        row_a = np.uint32(cell_units[a, 0])
-        row_c = np.uint32(cell_units[c, 0])
-        column_a = np.uint32(cell_units[a, 1])
-        column_c = np.uint32(cell_units[c, 1])
+        c = np.uint32(item(box, np.uint32(j + np.uint32(1))))
+        y = np.uint32(item(config, c))
+        units_a, units_c = table_row(cell_units, a), table_row(cell_units, c)
+        row_a = np.uint32(item(units_a, 0))
+        row_c = np.uint32(item(units_c, 0))
+        column_a = np.uint32(item(units_a, 1))
+        column_c = np.uint32(item(units_c, 1))
         delta = native_int(0)  # the machine's natural integer: int32 on the GPU, int64 on the CPU
         if row_a != row_c:
             delta = native_int(unit_change(counts, row_a, x, y) + unit_change(counts, row_c, y, x))
         if column_a != column_c:
             delta = native_int(delta + unit_change(counts, column_a, x, y) + unit_change(counts, column_c, y, x))
         if a != c and (delta <= 0 or w3 < thresholds[np.uint32(plateau), level, np.uint32(delta)]):
-            config[a] = y
-            config[c] = x
+            set_item(config, a, y)
+            set_item(config, c, x)
             if row_a != row_c:
                 move_digit(counts, row_a, x, y)
                 move_digit(counts, row_c, y, x)

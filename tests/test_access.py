@@ -1,0 +1,148 @@
+"""Element access of the proposal loops (``gpu_sa.moves.item``, ``set_item``, ``table_row``, ``opaque``).
+
+On the GPU these are intrinsics that form an element's address as the view's data pointer plus
+index x stride in ONE 32-bit widening multiply (bench/RESULTS.md, issue 14). Their code generation
+is target-neutral apart from that multiply (``moves.access_intrinsics``), so it is built here for
+the CPU with a plain widening multiply and checked, on every array layout the kernels pass them,
+against numba's own ``view[index]``: the layouts, strides, row views and stored casts are the same
+code the GPU runs. What only a GPU can check is the inline ``mul.wide.u32`` itself (as for
+``rng.wide_product``); the real-CUDA bit-exact tests of bench/gpu.sh do.
+"""
+import subprocess
+import sys
+
+import numba
+import numpy as np
+import pytest
+from conftest import ROOT, cuda_env
+from llvmlite import ir
+from numba.core import types
+from numba.core.extending import intrinsic
+
+from gpu_sa import moves
+from gpu_sa.limits import TooLarge
+from gpu_sa.puzzles import sudoku
+
+INT64 = ir.IntType(64)
+item_at, set_item_at, table_row_at = moves.access_intrinsics(
+    intrinsic, types, lambda builder, a, b: builder.mul(builder.zext(a, INT64), builder.zext(b, INT64)))
+
+
+@numba.njit
+def read_rows(state, rows, slots):
+    """state[row, slot] through a row view and ``item``, as the kernels read the chains' state."""
+    out = np.empty(rows.size, dtype=state.dtype)
+    for k in range(rows.size):
+        view = state[rows[k]]
+        out[k] = item_at(view, np.uint32(slots[k]))
+    return out
+
+
+@numba.njit
+def write_rows(state, rows, slots, values):
+    for k in range(rows.size):
+        view = state[rows[k]]
+        set_item_at(view, np.uint32(slots[k]), values[k])
+
+
+@numba.njit
+def read_table(tables, puzzle, rows, columns):
+    """tables[puzzle][row, column] through ``table_row`` and ``item``, as the kernels read per-puzzle tables."""
+    table = tables[puzzle]
+    out = np.empty(rows.size, dtype=tables.dtype)
+    for k in range(rows.size):
+        out[k] = item_at(table_row_at(table, np.uint32(rows[k])), np.uint32(columns[k]))
+    return out
+
+
+def _indices(rng, shape, count=500):
+    return [rng.integers(0, n, size=count) for n in shape]
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32, np.uint64])
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_item_reads_what_indexing_reads(dtype, order):
+    """The GPU's state is Fortran ordered ([slot][chain]: a row view strided by the chain count), the CPU's C."""
+    rng = np.random.default_rng(1)
+    state = np.asarray(rng.integers(0, np.iinfo(dtype).max, size=(37, 91), dtype=dtype), order=order)
+    rows, slots = _indices(rng, state.shape)
+    assert np.array_equal(read_rows(state, rows, slots), state[rows, slots])
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_set_item_writes_what_indexing_writes(order):
+    """Values arrive as the loops' int64 sums and are stored in the array's type, as ``view[i] = value`` does."""
+    rng = np.random.default_rng(2)
+    state = np.asarray(rng.integers(0, 200, size=(29, 405), dtype=np.uint8), order=order)
+    expected = state.copy()
+    rows, slots = _indices(rng, state.shape)
+    values = rng.integers(0, 256, size=rows.size).astype(np.int64)
+    write_rows(state, rows, slots, values)
+    for row, slot, value in zip(rows, slots, values):
+        expected[row, slot] = value
+    assert np.array_equal(state, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.uint64])
+def test_table_row_reads_what_indexing_reads(dtype):
+    """Per-puzzle tables (puzzle, rows, columns), C-contiguous, read through a puzzle's 2-D view."""
+    rng = np.random.default_rng(3)
+    tables = rng.integers(0, 250, size=(3, 81, 19)).astype(dtype)
+    rows, columns = _indices(rng, tables.shape[1:])
+    for puzzle in range(tables.shape[0]):
+        assert np.array_equal(read_table(tables, puzzle, rows, columns), tables[puzzle][rows, columns])
+
+
+def test_table_row_of_a_strided_table():
+    """A table that is not C-contiguous keeps its strides (the row's stride is read, not assumed)."""
+    rng = np.random.default_rng(4)
+    tables = np.asfortranarray(rng.integers(0, 250, size=(2, 40, 7)).astype(np.int32))
+    rows, columns = _indices(rng, tables.shape[1:])
+    assert np.array_equal(read_table(tables, 1, rows, columns), tables[1][rows, columns])
+
+
+def test_the_cpu_path_is_plain_indexing():
+    """On the CPU backend the helpers are numba's indexing (and ``opaque`` the value itself)."""
+
+    @numba.njit
+    def use(state, table):
+        view = state[2]
+        moves.set_item(view, np.uint32(3), moves.item(view, np.uint32(3)) + 1)
+        total = 0
+        for slot in range(moves.opaque(np.uint32(4))):
+            total += moves.item(moves.table_row(table, np.uint32(1)), np.uint32(slot))
+        return total
+
+    state = np.zeros((4, 8), dtype=np.uint8)
+    table = np.arange(12, dtype=np.int32).reshape(3, 4)
+    assert use(state, table) == 4 + 5 + 6 + 7
+    assert state[2, 3] == 1 and state.sum() == 1
+
+
+def test_state_arrays_stay_within_32_bit_offsets():
+    """The cuda backend refuses, in one line and before allocating, chains whose state the offsets cannot reach."""
+    anneal_move = sudoku.parse("." * 81)[0].move("sirdey")
+    moves.check_addressable(anneal_move, 1_000_000)  # 81 MB of grids: fine
+    too_many = moves.MAX_VIEW_BYTES // anneal_move.config_size + 1
+    with pytest.raises(TooLarge) as refused:
+        moves.check_addressable(anneal_move, too_many)
+    message = str(refused.value)
+    assert "\n" not in message and f"{too_many:,} chains" in message and "fewer chains" in message
+
+
+def test_the_cuda_backend_checks_before_allocating():
+    """Under the simulator, 60 million 9x9 chains are refused at once (no 20 GB allocation is attempted)."""
+    script = (
+        "import numpy as np\n"
+        "from gpu_sa.backends import CudaBackend\n"
+        "from gpu_sa.limits import TooLarge\n"
+        "from gpu_sa.puzzles import sudoku\n"
+        "move = sudoku.parse('.' * 81)[0].move('sirdey')\n"
+        "try:\n"
+        "    CudaBackend().allocate(move, 60_000_000)\n"
+        "except TooLarge as error:\n"
+        "    print('refused:', error)\n")
+    done = subprocess.run([sys.executable, "-c", script], env=cuda_env(), capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("refused: 60,000,000 chains")
