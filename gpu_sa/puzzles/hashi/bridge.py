@@ -40,10 +40,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...moves import clock_start, clock_tick, device, loop_counters, note_accepted, per_puzzle, store_counters
-from ...rng import TAG_INIT, TAG_MOVE, philox, uniform
+from ...moves import (clock_start, clock_tick, device, item, loop_counters, native_int, note_accepted, per_puzzle,
+                      set_item, store_counters, table_row)
+from ...rng import TAG_INIT, TAG_MOVE, philox, uniform, uniform_index
 
 ZERO32 = np.uint32(0)
+NO_EDGE = np.uint32(0xFFFFFFFF)  # for ``connected``: no edge takes another value
 
 
 class BridgeTables(NamedTuple):
@@ -92,52 +94,62 @@ def tables(geo) -> "BridgeTables":
 
 
 @device
-def active_partners(row, config, edges, puzzle, e):
-    found = 0
-    for j in range(edges[puzzle, e, 2]):
-        if config[row, edges[puzzle, e, 3 + j]] > 0:
-            found += 1
+def active_partners(config, edge):
+    """How many of the edges crossing ``edge`` (its row of the edges table) carry bridges; ``config`` is one
+    chain's row. As in every proposal loop: uint32 while loops and ``item``/``table_row`` (gpu_sa.moves)."""
+    found = native_int(0)
+    j, end = np.uint32(3), np.uint32(3 + np.uint32(item(edge, 2)))
+    while j < end:
+        if item(config, np.uint32(item(edge, j))) > 0:
+            found = native_int(found + 1)
+        j = np.uint32(j + np.uint32(1))
     return found
 
 
 @device
-def local_cost(row, puzzle, config, counts, tables):
-    """The local energy from scratch: degree mismatches plus crossing pairs in use."""
+def local_cost(config, counts, edges, islands, n_islands, n_edges):
+    """The local energy from scratch: degree mismatches plus crossing pairs in use (one chain's rows, one
+    puzzle's tables)."""
     total = 0
-    for i in range(tables.n_islands[puzzle]):
-        total += abs(int(counts[row, i]) - tables.islands[puzzle, i, 0])
+    for i in range(n_islands):
+        total += abs(int(counts[i]) - int(islands[i, 0]))
     crossings = 0
-    for e in range(tables.n_edges[puzzle]):
-        if config[row, e] > 0:
-            crossings += active_partners(row, config, tables.edges, puzzle, e)
+    for e in range(n_edges):
+        if config[e] > 0:
+            crossings += active_partners(config, table_row(edges, e))
     return total + (crossings >> 1)  # each pair seen from both edges
 
 
 @device
-def connected(row, puzzle, config, counts, tables, changed, value):
-    """Whether the bridges, with edge ``changed`` carrying ``value``, join every island (walk from 0)."""
-    edges, islands = tables.edges, tables.islands
-    n = tables.n_islands[puzzle]
-    stack_base, mark_base = n, 2 * n
-    for i in range(n):
-        counts[row, mark_base + i] = 0
-    counts[row, mark_base] = 1
-    counts[row, stack_base] = 0
-    depth, seen = 1, 1
+def connected(config, counts, edges, islands, n, changed, value):
+    """Whether the bridges, with edge ``changed`` carrying ``value``, join every island (a walk from island 0,
+    its stack and marks in the chain's counts row)."""
+    stack_base, mark_base = n, np.uint32(n + n)
+    i = np.uint32(0)
+    while i < n:
+        set_item(counts, np.uint32(mark_base + i), 0)
+        i = np.uint32(i + np.uint32(1))
+    set_item(counts, mark_base, 1)
+    set_item(counts, stack_base, 0)
+    depth, seen = np.uint32(1), np.uint32(1)
     while depth > 0:
-        depth -= 1
-        island = int(counts[row, stack_base + depth])
-        for j in range(islands[puzzle, island, 1]):
-            e = islands[puzzle, island, 2 + j]
-            bridges = value if e == changed else int(config[row, e])
+        depth = np.uint32(depth - np.uint32(1))
+        island = np.uint32(item(counts, np.uint32(stack_base + depth)))
+        links = table_row(islands, island)  # | number | n edges | edges... |
+        j, end = np.uint32(2), np.uint32(2 + np.uint32(item(links, 1)))
+        while j < end:
+            e = np.uint32(item(links, j))
+            j = np.uint32(j + np.uint32(1))
+            bridges = np.uint32(value) if e == changed else np.uint32(item(config, e))
             if bridges == 0:
                 continue
-            other = edges[puzzle, e, 1] if edges[puzzle, e, 0] == island else edges[puzzle, e, 0]
-            if counts[row, mark_base + other] == 0:
-                counts[row, mark_base + other] = 1
-                counts[row, stack_base + depth] = other
-                depth += 1
-                seen += 1
+            ends = table_row(edges, e)
+            other = np.uint32(item(ends, 1)) if np.uint32(item(ends, 0)) == island else np.uint32(item(ends, 0))
+            if item(counts, np.uint32(mark_base + other)) == 0:
+                set_item(counts, np.uint32(mark_base + other), 1)
+                set_item(counts, np.uint32(stack_base + depth), other)
+                depth = np.uint32(depth + np.uint32(1))
+                seen = np.uint32(seen + np.uint32(1))
     return seen == n
 
 
@@ -156,8 +168,11 @@ def start_chain(row, chain, puzzle, key0, key1, tables, state):
         for end in range(2):
             island = edges[puzzle, e, end]
             counts[row, island] = int(counts[row, island]) + int(config[row, e])
-    local = local_cost(row, puzzle, config, counts, tables)
-    if local == 0 and not connected(row, puzzle, config, counts, tables, -1, 0):
+    config_row, counts_row = config[row], counts[row]
+    puzzle_edges, puzzle_islands = edges[puzzle], tables.islands[puzzle]
+    n_islands = np.uint32(tables.n_islands[puzzle])
+    local = local_cost(config_row, counts_row, puzzle_edges, puzzle_islands, n_islands, tables.n_edges[puzzle])
+    if local == 0 and not connected(config_row, counts_row, puzzle_edges, puzzle_islands, n_islands, NO_EDGE, 0):
         return 1
     return local
 
@@ -165,43 +180,45 @@ def start_chain(row, chain, puzzle, key0, key1, tables, state):
 @device
 def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, plateau_begin, plateau_length,
                   thresholds, state):
-    config, counts = state.config, state.counts
-    edges, islands, movable = tables.edges, tables.islands, tables.movable
-    n_movable = tables.n_movable[puzzle]
+    # as in sudoku's moves: uint32 indices, this chain's rows and this puzzle's tables as views
+    row = np.uint32(row)
+    config, counts = state.config[row], state.counts[row]
+    edges, islands, movable = tables.edges[puzzle], tables.islands[puzzle], tables.movable[puzzle]
+    n_islands = np.uint32(tables.n_islands[puzzle])
+    n_movable = np.uint32(tables.n_movable[puzzle])
     chain_word = np.uint32(chain)
-    level = state.level[row]
+    level = np.uint32(state.level[row])
     current, best, n_accepted = loop_counters(row, state)  # 32-bit loop state: one register each
-    local = local_cost(row, puzzle, config, counts, tables)
+    local = native_int(local_cost(config, counts, edges, islands, n_islands, tables.n_edges[puzzle]))
     lo, hi, in_plateau, plateau, length = clock_start(move_begin, plateau_begin, plateau_length)
     for _ in range(np.int32(move_end - move_begin)):
         w0, w1, w2, w3 = philox(lo, hi, chain_word, TAG_MOVE, key0, key1)
-        slot = uniform(w0, n_movable)
-        e = movable[puzzle, slot, 0]
-        held = int(config[row, e])
-        value = uniform(w1, movable[puzzle, slot, 1])
+        choice = table_row(movable, uniform_index(w0, n_movable))  # | edge | most bridges |
+        e = np.uint32(item(choice, 0))
+        held = native_int(item(config, e))
+        value = native_int(uniform_index(w1, np.uint32(item(choice, 1))))
         if value >= held:
-            value += 1
-        change = value - held
-        a = edges[puzzle, e, 0]
-        b = edges[puzzle, e, 1]
-        degree_a = int(counts[row, a])
-        degree_b = int(counts[row, b])
-        number_a = islands[puzzle, a, 0]
-        number_b = islands[puzzle, b, 0]
-        local_delta = (abs(degree_a + change - number_a) - abs(degree_a - number_a)
-                       + abs(degree_b + change - number_b) - abs(degree_b - number_b))
+            value = native_int(value + 1)
+        change = native_int(value - held)
+        edge = table_row(edges, e)  # | a | b | n crossing | crossing edges... |
+        a, b = np.uint32(item(edge, 0)), np.uint32(item(edge, 1))
+        degree_a, degree_b = native_int(item(counts, a)), native_int(item(counts, b))
+        number_a = native_int(item(table_row(islands, a), 0))
+        number_b = native_int(item(table_row(islands, b), 0))
+        local_delta = native_int(abs(degree_a + change - number_a) - abs(degree_a - number_a)
+                                 + abs(degree_b + change - number_b) - abs(degree_b - number_b))
         if held == 0 or value == 0:
-            crossing = active_partners(row, config, edges, puzzle, e)
-            local_delta += crossing if held == 0 else -crossing
-        energy = local + local_delta
-        if energy == 0 and not connected(row, puzzle, config, counts, tables, e, value):
-            energy = 1
-        delta = energy - current
-        if delta <= 0 or w3 < thresholds[plateau, level, delta]:
-            config[row, e] = value
-            counts[row, a] = degree_a + change
-            counts[row, b] = degree_b + change
-            local += local_delta
+            crossing = active_partners(config, edge)
+            local_delta = native_int(local_delta + crossing if held == 0 else local_delta - crossing)
+        energy = native_int(local + local_delta)
+        if energy == 0 and not connected(config, counts, edges, islands, n_islands, e, value):
+            energy = native_int(1)
+        delta = native_int(energy - current)
+        if delta <= 0 or w3 < thresholds[np.uint32(plateau), level, np.uint32(delta)]:
+            set_item(config, e, value)
+            set_item(counts, a, degree_a + change)
+            set_item(counts, b, degree_b + change)
+            local = native_int(local + local_delta)
             current = np.int32(energy)
             best, n_accepted = note_accepted(row, current, best, n_accepted, lo, hi, state)
         lo, hi, in_plateau, plateau = clock_tick(lo, hi, in_plateau, plateau, length)

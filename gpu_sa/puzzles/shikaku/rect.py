@@ -33,8 +33,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...moves import clock_start, clock_tick, device, loop_counters, note_accepted, per_puzzle, store_counters
-from ...rng import TAG_INIT, TAG_MOVE, philox, uniform
+from ...moves import (clock_start, clock_tick, device, item, loop_counters, native_int, note_accepted, per_puzzle,
+                      set_item, store_counters, table_row)
+from ...rng import TAG_INIT, TAG_MOVE, philox, uniform, uniform_index
 
 ZERO32 = np.uint32(0)
 
@@ -67,22 +68,31 @@ def add_rectangle(counts, row, rectangles, puzzle, candidate, width, step):
 
 
 @device
-def leaves(counts, row, rectangles, puzzle, old, new, width, step, threshold):
+def leaves(counts, rectangles, old, new, width, step, threshold):
     """Over the cells of ``old`` outside ``new``: how many have coverage >= threshold; adds ``step`` to them
-    when step != 0 (the delta pass reads, the accept pass writes)."""
-    n_top, n_left = rectangles[puzzle, new, 0], rectangles[puzzle, new, 1]
-    n_bottom, n_right = rectangles[puzzle, new, 2], rectangles[puzzle, new, 3]
-    found = 0
-    for r in range(rectangles[puzzle, old, 0], rectangles[puzzle, old, 2] + 1):
-        inside_rows = n_top <= r <= n_bottom
-        for c in range(rectangles[puzzle, old, 1], rectangles[puzzle, old, 3] + 1):
-            if inside_rows and n_left <= c <= n_right:
-                continue
-            slot = r * width + c
-            if int(counts[row, slot]) >= threshold:
-                found += 1
-            if step != 0:
-                counts[row, slot] = int(counts[row, slot]) + step
+    when step != 0 (the delta pass reads, the accept pass writes). ``counts`` is one chain's row and
+    ``rectangles`` one puzzle's table (views); indices are uint32 in while loops (numba's range() counts in
+    64 bits) and go through ``item``/``set_item``/``table_row`` (gpu_sa.moves: one multiply per address on
+    the GPU)."""
+    inner, outer = table_row(rectangles, new), table_row(rectangles, old)
+    n_top, n_left = np.uint32(item(inner, 0)), np.uint32(item(inner, 1))
+    n_bottom, n_right = np.uint32(item(inner, 2)), np.uint32(item(inner, 3))
+    left, bottom, right = np.uint32(item(outer, 1)), np.uint32(item(outer, 2)), np.uint32(item(outer, 3))
+    threshold = native_int(threshold)
+    found = native_int(0)
+    r = np.uint32(item(outer, 0))
+    while r <= bottom:
+        inside_rows = n_top <= r and r <= n_bottom
+        c, slot = left, np.uint32(r * width + left)
+        while c <= right:
+            if not (inside_rows and n_left <= c and c <= n_right):
+                coverage = native_int(item(counts, slot))
+                if coverage >= threshold:
+                    found = native_int(found + 1)
+                if step != 0:
+                    set_item(counts, slot, coverage + step)
+            c, slot = np.uint32(c + np.uint32(1)), np.uint32(slot + np.uint32(1))
+        r = np.uint32(r + np.uint32(1))
     return found
 
 
@@ -106,29 +116,33 @@ def start_chain(row, chain, puzzle, key0, key1, tables, state):
 @device
 def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, plateau_begin, plateau_length,
                   thresholds, state):
-    config, counts = state.config, state.counts
-    rectangles, clues, movable, width = tables.rectangles, tables.clues, tables.movable, tables.width
-    n_movable = tables.n_movable[puzzle]
+    # as in sudoku's moves: uint32 indices, this chain's rows and this puzzle's tables as views
+    row = np.uint32(row)
+    config, counts = state.config[row], state.counts[row]
+    rectangles, clues, movable = tables.rectangles[puzzle], tables.clues[puzzle], tables.movable[puzzle]
+    width = np.uint32(tables.width)
+    n_movable = np.uint32(tables.n_movable[puzzle])
     chain_word = np.uint32(chain)
-    level = state.level[row]
+    level = np.uint32(state.level[row])
     current, best, n_accepted = loop_counters(row, state)  # 32-bit loop state: one register each
     lo, hi, in_plateau, plateau, length = clock_start(move_begin, plateau_begin, plateau_length)
     for _ in range(np.int32(move_end - move_begin)):
         w0, w1, w2, w3 = philox(lo, hi, chain_word, TAG_MOVE, key0, key1)
-        k = movable[puzzle, uniform(w0, n_movable)]
-        held = np.int64(config[row, k])
-        local = uniform(w1, clues[puzzle, k, 1] - 1)
+        k = np.uint32(item(movable, uniform_index(w0, n_movable)))
+        held = np.uint32(item(config, k))
+        clue = table_row(clues, k)  # | first candidate | number of candidates |
+        local = uniform_index(w1, np.uint32(np.uint32(item(clue, 1)) - np.uint32(1)))
         if local >= held:
-            local += 1
-        old = clues[puzzle, k, 0] + held
-        new = clues[puzzle, k, 0] + local
+            local = np.uint32(local + np.uint32(1))
+        old = np.uint32(np.uint32(item(clue, 0)) + held)
+        new = np.uint32(np.uint32(item(clue, 0)) + local)
         # + cells the new rectangle enters that are already covered, - cells the old one leaves still doubly covered
-        delta = (leaves(counts, row, rectangles, puzzle, new, old, width, 0, 1)
-                 - leaves(counts, row, rectangles, puzzle, old, new, width, 0, 2))
-        if delta <= 0 or w3 < thresholds[plateau, level, delta]:
-            leaves(counts, row, rectangles, puzzle, old, new, width, -1, 1 << 30)
-            leaves(counts, row, rectangles, puzzle, new, old, width, 1, 1 << 30)
-            config[row, k] = local
+        delta = native_int(leaves(counts, rectangles, new, old, width, 0, 1)
+                           - leaves(counts, rectangles, old, new, width, 0, 2))
+        if delta <= 0 or w3 < thresholds[np.uint32(plateau), level, np.uint32(delta)]:
+            leaves(counts, rectangles, old, new, width, -1, 1 << 30)
+            leaves(counts, rectangles, new, old, width, 1, 1 << 30)
+            set_item(config, k, local)
             current = np.int32(current + delta)
             best, n_accepted = note_accepted(row, current, best, n_accepted, lo, hi, state)
         lo, hi, in_plateau, plateau = clock_tick(lo, hi, in_plateau, plateau, length)
