@@ -192,7 +192,10 @@ def _offline_cuda(device):
 
 
 class _NoDeviceMemory:
-    """Stands for a device buffer that is never allocated: only the array's type is used."""
+    """Stands for a device buffer that is never allocated: only the array's type is used. Older numba-cuda
+    (0.20) asks a given buffer for its size; a cached size answers without a driver."""
+
+    _cuda_memsize_ = 0
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,7 @@ class CudaExtending(NamedTuple):
     (a decorator factory taking the function; CUDA target) and the numba types module for signatures."""
 
     intrinsic: object
-    overload: object  # overload(function, **options), options such as inline="always"
+    overload: object  # overload(function, **options)
     types: object
 
 
@@ -157,7 +157,8 @@ def set_item(view, index, value):
 
 
 def table_row(table, index):
-    """``table[index]``: one row of a 2-D table as a 1-D view, its pointer formed as in ``item``."""
+    """``table[index]``: one row of a 2-D table, its pointer formed as in ``item``, for ``item`` and ``set_item``
+    only (on the GPU it is a 1-tuple holding the row's view, see ``register_for_cuda``)."""
     return table[index]
 
 
@@ -275,18 +276,24 @@ def register_for_cuda():
             return builder.call(move, list(args))
         return cuda.types.uint32(cuda.types.uint32), codegen
 
+    # A row from ``table_row`` travels as a 1-tuple holding the view: numba-cuda refuses a device function that
+    # returns an array it was not passed (0.20 even when asked to inline it), not one that returns a tuple.
+    # ``item`` and ``set_item`` take the view out again; the tuple costs nothing once NVVM has inlined.
     @cuda.overload(item)
     def _item_on_the_gpu(view, index):
+        if isinstance(view, cuda.types.BaseTuple):
+            return lambda view, index: item_at(view[0], np.uint32(index))
         return lambda view, index: item_at(view, np.uint32(index))
 
     @cuda.overload(set_item)
     def _set_item_on_the_gpu(view, index, value):
+        if isinstance(view, cuda.types.BaseTuple):
+            return lambda view, index, value: set_item_at(view[0], np.uint32(index), value)
         return lambda view, index, value: set_item_at(view, np.uint32(index), value)
 
-    # inlined: numba-cuda refuses a device function that returns an array it was not passed
-    @cuda.overload(table_row, inline="always")
+    @cuda.overload(table_row)
     def _table_row_on_the_gpu(table, index):
-        return lambda table, index: table_row_at(table, np.uint32(index))
+        return lambda table, index: (table_row_at(table, np.uint32(index)),)
 
     @cuda.overload(opaque)
     def _opaque_on_the_gpu(limit):
