@@ -182,7 +182,8 @@ def _register_access_for_the_cpu():
             view[index] = value
         return store
 
-    @overload(table_row, target="cpu", inline="always")  # inlined: the same code as writing table[index]
+    # not inline="always": numba-cuda 0.30 then inlines this CPU body into CUDA kernels as well
+    @overload(table_row, target="cpu")
     def _row(table, index):
         return lambda table, index: table[index]
 
