@@ -158,7 +158,8 @@ def set_item(view, index, value):
 
 def table_row(table, index):
     """``table[index]``: one row of a 2-D table, its pointer formed as in ``item``, for ``item`` and ``set_item``
-    only (on the GPU it is a 1-tuple holding the row's view, see ``register_for_cuda``)."""
+    only: on the GPU it is a 1-tuple holding the row's view (see ``register_for_cuda``), on the CPU the pair
+    (table, index) (see ``_register_access_for_the_cpu``), in the simulator the view itself."""
     return table[index]
 
 
@@ -170,22 +171,32 @@ def opaque(limit):
 
 
 def _register_access_for_the_cpu():
+    """On the CPU a row from ``table_row`` is the pair (table, index), and ``item`` of it is ``table[index, j]``:
+    the very indexing the loops had before these helpers, with no row view built per proposal (a view costs
+    reference counting on the CPU)."""
+    from numba.core import types
     from numba.core.extending import overload
 
     @overload(item, target="cpu")
     def _item(view, index):
+        if isinstance(view, types.BaseTuple):
+            return lambda view, index: view[0][view[1], index]
         return lambda view, index: view[index]
 
     @overload(set_item, target="cpu")
     def _set_item(view, index, value):
+        if isinstance(view, types.BaseTuple):
+            def store_in_row(view, index, value):
+                view[0][view[1], index] = value
+            return store_in_row
+
         def store(view, index, value):
             view[index] = value
         return store
 
-    # not inline="always": numba-cuda 0.30 then inlines this CPU body into CUDA kernels as well
     @overload(table_row, target="cpu")
     def _row(table, index):
-        return lambda table, index: table[index]
+        return lambda table, index: (table, index)
 
     @overload(opaque, target="cpu")
     def _opaque(limit):
