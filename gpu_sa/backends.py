@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import kernels
-from .moves import SIMULATOR, AnnealMove, ChainState, check_addressable, state_arrays
+from .moves import SIMULATOR, AnnealMove, ChainState, addressable_rows, check_addressable, state_arrays
 
 BACKENDS = ("auto", "cuda", "cpu", "numpy")
 
@@ -61,6 +61,10 @@ class NumpyBackend:
         """Chains per puzzle when many puzzles share the launches (dataset mode) and the caller names none:
         on the host the same as for one puzzle (the cores are busy either way; bench/batch.py)."""
         return self.default_chains(move)
+
+    def max_rows(self, move) -> int | None:
+        """The most chains one launch may hold (every puzzle of a batch together), or None: no limit."""
+        return None
 
     def allocate(self, move: AnnealMove, rows: int) -> ChainState:
         return ChainState(**{field: np.zeros(shape, dtype) for field, shape, dtype in state_arrays(move, rows)})
@@ -189,8 +193,13 @@ class CudaBackend:
 
     def default_chains(self, move) -> int:
         """Enough chains to fill the device: SMs x blocks resident per SM at the advance kernel's
-        registers and shared memory x threads per block (``launch_plan``)."""
-        return self.launch_plan(move)["chains"]
+        registers and shared memory x threads per block (``launch_plan``), capped at ``max_rows``."""
+        return min(self.launch_plan(move)["chains"], self.max_rows(move))
+
+    def max_rows(self, move) -> int:
+        """The kernels address each state array with 32-bit offsets (``gpu_sa.moves.item``): at most
+        ``moves.addressable_rows`` chains per launch (9x9 sirdey 5.9 million, 64x64 sirdey 55,188)."""
+        return addressable_rows(move)
 
     def dataset_chains(self, move) -> int:
         """In dataset mode the device is filled with puzzles, not with one puzzle's chains: a puzzle gets

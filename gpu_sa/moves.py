@@ -74,6 +74,15 @@ def state_arrays(move: "AnnealMove", rows: int) -> list[tuple[str, tuple, type]]
             ("level", (rows,), np.int32), ("exchanges", (rows,), np.uint64)]
 
 
+def addressable_rows(move: "AnnealMove") -> int:
+    """The most chains (rows) whose every state array stays under MAX_VIEW_BYTES (see ``item``): the cuda
+    backend caps its default chain counts and the runner its batches to this. 9x9 sirdey: 5.9 million (its
+    counts take 729 bytes a chain); 64x64 sirdey: 209,000."""
+    widest = max(int(np.prod(shape[1:], dtype=np.int64)) * np.dtype(dtype).itemsize
+                 for _, shape, dtype in state_arrays(move, 1))
+    return (MAX_VIEW_BYTES - 1) // widest
+
+
 def check_addressable(move: "AnnealMove", rows: int) -> None:
     """Raise ``limits.TooLarge`` (one line) when a state array of ``rows`` chains would reach MAX_VIEW_BYTES, past
     which the GPU kernels' 32-bit offsets (``item``) would wrap; called by the cuda backend before allocating."""

@@ -146,3 +146,21 @@ def test_the_cuda_backend_checks_before_allocating():
                           timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("refused: 60,000,000 chains")
+
+
+def test_the_cuda_backend_caps_its_default_chains():
+    """Default chain counts stop where a state array would reach the limit (shown with a limit of ten 9x9 sirdey
+    chains' counts: under the simulator the device's own count is 64)."""
+    script = (
+        "from gpu_sa import moves\n"
+        "from gpu_sa.backends import CudaBackend\n"
+        "from gpu_sa.puzzles import sudoku\n"
+        "move = sudoku.parse('.' * 81)[0].move('sirdey')\n"
+        "backend = CudaBackend()\n"
+        "print(backend.default_chains(move), backend.max_rows(move))\n"
+        "moves.MAX_VIEW_BYTES = 10 * move.counts_size\n"
+        "print(backend.default_chains(move), backend.max_rows(move), backend.dataset_chains(move))\n")
+    done = subprocess.run([sys.executable, "-c", script], env=cuda_env(), capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:2] == [f"64 {5_891_587}", "9 9 9"]

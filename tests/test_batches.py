@@ -92,3 +92,34 @@ def test_puzzles_that_share_launches_get_the_dataset_chain_count():
     assert [r.chains for r in runner.anneal_many(puzzles, batch=1, **options)] == [8, 8, 8]  # one at a time
     assert [r.chains for r in runner.anneal_many(puzzles[:1], **options)] == [8]  # a single puzzle
     assert [r.chains for r in runner.anneal_many(puzzles, chains=6, **options)] == [6, 6, 6]  # named: always
+
+
+class _MaxRowsStub(gpu_sa.backends.NumpyBackend):
+    """A backend whose launches hold at most 8 rows, as the cuda backend's 32-bit offsets cap them
+    (``max_rows``); records the rows of every allocation."""
+
+    def __init__(self):
+        self.allocated = []
+
+    def dataset_chains(self, move):
+        return 4
+
+    def max_rows(self, move):
+        return 8
+
+    def allocate(self, move, rows):
+        self.allocated.append(rows)
+        return super().allocate(move, rows)
+
+
+def test_batches_stay_within_the_backends_rows():
+    """Four times the default chain count would be 64 rows (16 puzzles of 4 chains): capped at 8, two puzzles a
+    launch, with the answers of one puzzle at a time."""
+    puzzles = [p for line in SAMPLES[:5] for p in gpu_sa.parse(line)]
+    options = dict(seed=5, propagate=False, max_moves=200, trials=1, chains=4)
+    stub = _MaxRowsStub()
+    capped = list(runner.anneal_many(puzzles, backend=stub, **options))
+    assert stub.allocated and max(stub.allocated) == 8
+    alone = list(runner.anneal_many(puzzles, backend="numpy", batch=1, **options))
+    assert [(r.cost, r.chain, r.chain_moves, r.best.tolist()) for r in capped] == \
+        [(r.cost, r.chain, r.chain_moves, r.best.tolist()) for r in alone]
