@@ -93,7 +93,7 @@ def check_addressable(move: "AnnealMove", rows: int) -> None:
         if nbytes >= MAX_VIEW_BYTES:
             raise TooLarge(f"{rows:,} chains: the chains' {field} would take {format_bytes(nbytes)} on the GPU, and the "
                            f"kernels address a state array with 32-bit offsets (under {format_bytes(MAX_VIEW_BYTES)}): "
-                           f"use fewer chains")
+                           f"use at most {addressable_rows(move):,} chains for this puzzle")
 
 
 def state_bytes(move: "AnnealMove", rows: int) -> int:

@@ -120,14 +120,17 @@ def test_the_cpu_path_is_plain_indexing():
 
 
 def test_state_arrays_stay_within_32_bit_offsets():
-    """The cuda backend refuses, in one line and before allocating, chains whose state the offsets cannot reach."""
+    """The cuda backend refuses, in one line and before allocating, chains whose state the offsets cannot reach:
+    the limit is set by the widest state array (9x9 sirdey: its digit counts, 729 bytes a chain)."""
     anneal_move = sudoku.parse("." * 81)[0].move("sirdey")
-    moves.check_addressable(anneal_move, 1_000_000)  # 81 MB of grids: fine
-    too_many = moves.MAX_VIEW_BYTES // anneal_move.config_size + 1
+    limit = moves.addressable_rows(anneal_move)
+    assert anneal_move.counts_size == 729 and limit == (2**32 - 1) // 729
+    moves.check_addressable(anneal_move, limit)  # every array just under 4 GiB: fine
     with pytest.raises(TooLarge) as refused:
-        moves.check_addressable(anneal_move, too_many)
+        moves.check_addressable(anneal_move, limit + 1)
     message = str(refused.value)
-    assert "\n" not in message and f"{too_many:,} chains" in message and "fewer chains" in message
+    assert "\n" not in message and message.startswith(f"{limit + 1:,} chains: the chains' counts would take")
+    assert message.endswith(f"use at most {limit:,} chains for this puzzle")
 
 
 def test_the_cuda_backend_checks_before_allocating():
