@@ -133,37 +133,34 @@ def test_state_arrays_stay_within_32_bit_offsets():
     assert message.endswith(f"use at most {limit:,} chains for this puzzle")
 
 
-def test_the_cuda_backend_checks_before_allocating():
-    """Under the simulator, 60 million 9x9 chains are refused at once (no 20 GB allocation is attempted)."""
-    script = (
-        "import numpy as np\n"
-        "from gpu_sa.backends import CudaBackend\n"
-        "from gpu_sa.limits import TooLarge\n"
-        "from gpu_sa.puzzles import sudoku\n"
-        "move = sudoku.parse('.' * 81)[0].move('sirdey')\n"
-        "try:\n"
-        "    CudaBackend().allocate(move, 60_000_000)\n"
-        "except TooLarge as error:\n"
-        "    print('refused:', error)\n")
+def _cuda_backend_says(body: str) -> list[str]:
+    """The lines ``body`` prints, run in a process of its own on the cuda backend (the simulator in CI), with
+    ``move`` a blank 9x9 under sirdey and ``backend`` a CudaBackend."""
+    script = ("from gpu_sa import moves\n"
+              "from gpu_sa.backends import CudaBackend\n"
+              "from gpu_sa.limits import TooLarge\n"
+              "from gpu_sa.puzzles import sudoku\n"
+              "move = sudoku.parse('.' * 81)[0].move('sirdey')\n"
+              "backend = CudaBackend()\n" + body)
     done = subprocess.run([sys.executable, "-c", script], env=cuda_env(), capture_output=True, text=True,
                           timeout=300, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.startswith("refused: 60,000,000 chains")
+    return done.stdout.splitlines()
+
+
+def test_the_cuda_backend_checks_before_allocating():
+    """Under the simulator, 60 million 9x9 chains are refused at once (no 20 GB allocation is attempted)."""
+    said = _cuda_backend_says("try:\n"
+                              "    backend.allocate(move, 60_000_000)\n"
+                              "except TooLarge as error:\n"
+                              "    print('refused:', error)\n")
+    assert said[0].startswith("refused: 60,000,000 chains")
 
 
 def test_the_cuda_backend_caps_its_default_chains():
     """Default chain counts stop where a state array would reach the limit (shown with a limit of ten 9x9 sirdey
     chains' counts: under the simulator the device's own count is 64)."""
-    script = (
-        "from gpu_sa import moves\n"
-        "from gpu_sa.backends import CudaBackend\n"
-        "from gpu_sa.puzzles import sudoku\n"
-        "move = sudoku.parse('.' * 81)[0].move('sirdey')\n"
-        "backend = CudaBackend()\n"
-        "print(backend.default_chains(move), backend.max_rows(move))\n"
-        "moves.MAX_VIEW_BYTES = 10 * move.counts_size\n"
-        "print(backend.default_chains(move), backend.max_rows(move), backend.dataset_chains(move))\n")
-    done = subprocess.run([sys.executable, "-c", script], env=cuda_env(), capture_output=True, text=True,
-                          timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split("\n")[:2] == [f"64 {5_891_587}", "9 9 9"]
+    said = _cuda_backend_says("print(backend.default_chains(move), backend.max_rows(move))\n"
+                              "moves.MAX_VIEW_BYTES = 10 * move.counts_size\n"
+                              "print(backend.default_chains(move), backend.max_rows(move), backend.dataset_chains(move))\n")
+    assert said[:2] == [f"64 {5_891_587}", "9 9 9"]
