@@ -293,7 +293,9 @@ def register_for_cuda():
     @cuda.intrinsic
     def _opaque(typingctx, limit):
         def codegen(context, builder, signature, args):
-            move = ir.InlineAsm(ir.FunctionType(int32, [int32]), "mov.b32 $0, $1;", "=r,r", side_effect=True)
+            # \22 is a double quote in LLVM IR's strings (llvmlite writes the text as given)
+            move = ir.InlineAsm(ir.FunctionType(int32, [int32]), ".pragma \\22nounroll\\22; mov.b32 $0, $1;", "=r,r",
+                                side_effect=True)
             return builder.call(move, list(args))
         return cuda.types.uint32(cuda.types.uint32), codegen
 

@@ -40,8 +40,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...moves import (clock_start, clock_tick, device, item, loop_counters, native_int, note_accepted, per_puzzle,
-                      set_item, store_counters, table_row)
+from ...moves import (clock_start, clock_tick, device, item, loop_counters, native_int, note_accepted, opaque,
+                      per_puzzle, set_item, store_counters, table_row)
 from ...rng import TAG_INIT, TAG_MOVE, philox, uniform, uniform_index
 
 ZERO32 = np.uint32(0)
@@ -99,7 +99,7 @@ def active_partners(config, edge):
     chain's row. As in every proposal loop: uint32 while loops and ``item``/``table_row`` (gpu_sa.moves)."""
     found = native_int(0)
     j, end = np.uint32(3), np.uint32(3 + np.uint32(item(edge, 2)))
-    while j < end:
+    while j < opaque(end):  # not unrolled (``opaque``): unrolled, it held 53 registers live at its peak
         if item(config, np.uint32(item(edge, j))) > 0:
             found = native_int(found + 1)
         j = np.uint32(j + np.uint32(1))
@@ -126,7 +126,7 @@ def connected(config, counts, edges, islands, n, changed, value):
     its stack and marks in the chain's counts row)."""
     stack_base, mark_base = n, np.uint32(n + n)
     i = np.uint32(0)
-    while i < n:
+    while i < opaque(n):  # loops kept rolled (``opaque``): unrolled, they set the kernel's register count
         set_item(counts, np.uint32(mark_base + i), 0)
         i = np.uint32(i + np.uint32(1))
     set_item(counts, mark_base, 1)
@@ -137,7 +137,7 @@ def connected(config, counts, edges, islands, n, changed, value):
         island = np.uint32(item(counts, np.uint32(stack_base + depth)))
         links = table_row(islands, island)  # | number | n edges | edges... |
         j, end = np.uint32(2), np.uint32(2 + np.uint32(item(links, 1)))
-        while j < end:
+        while j < opaque(end):
             e = np.uint32(item(links, j))
             j = np.uint32(j + np.uint32(1))
             bridges = np.uint32(value) if e == changed else np.uint32(item(config, e))
@@ -205,8 +205,10 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
         degree_a, degree_b = native_int(item(counts, a)), native_int(item(counts, b))
         number_a = native_int(item(table_row(islands, a), 0))
         number_b = native_int(item(table_row(islands, b), 0))
-        local_delta = native_int(abs(degree_a + change - number_a) - abs(degree_a - number_a)
-                                 + abs(degree_b + change - number_b) - abs(degree_b - number_b))
+        # each sum wrapped: numba widens an int32 sum to int64, which costs 64-bit arithmetic on the GPU
+        missing_a, missing_b = native_int(degree_a - number_a), native_int(degree_b - number_b)
+        local_delta = native_int(native_int(abs(native_int(missing_a + change)) - abs(missing_a))
+                                 + native_int(abs(native_int(missing_b + change)) - abs(missing_b)))
         if held == 0 or value == 0:
             crossing = active_partners(config, edge)
             local_delta = native_int(local_delta + crossing if held == 0 else local_delta - crossing)
