@@ -193,12 +193,12 @@ class CudaBackend:
 
     def default_chains(self, move) -> int:
         """Enough chains to fill the device: SMs x blocks resident per SM at the advance kernel's
-        registers and shared memory x threads per block (``launch_plan``), capped at ``max_rows``."""
+        registers and shared memory x threads per block (``launch_plan``), within ``max_rows``."""
         return min(self.launch_plan(move)["chains"], self.max_rows(move))
 
     def max_rows(self, move) -> int:
-        """The kernels address each state array with 32-bit offsets (``gpu_sa.moves.item``): at most
-        ``moves.addressable_rows`` chains per launch (9x9 sirdey 5.9 million, 64x64 sirdey 55,188)."""
+        """The kernels step through a chain's state with 32-bit strides (``gpu_sa.moves.item``): at most
+        ``moves.addressable_rows`` chains per launch (4,294,967,295 for one-byte state)."""
         return addressable_rows(move)
 
     def dataset_chains(self, move) -> int:
@@ -259,7 +259,7 @@ class CudaBackend:
 
     def allocate(self, move, rows):
         """Zeroed device arrays (rows of puzzles that never run must compare equal across backends)."""
-        check_addressable(move, rows)  # the kernels' 32-bit offsets (gpu_sa.moves.item)
+        check_addressable(move, rows)  # the kernels' 32-bit strides (gpu_sa.moves.item)
         cuda = self._cuda
         arrays = {}
         for field, shape, dtype in state_arrays(move, rows):

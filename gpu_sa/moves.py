@@ -75,25 +75,22 @@ def state_arrays(move: "AnnealMove", rows: int) -> list[tuple[str, tuple, type]]
 
 
 def addressable_rows(move: "AnnealMove") -> int:
-    """The most chains (rows) whose every state array stays under MAX_VIEW_BYTES (see ``item``): the cuda
-    backend caps its default chain counts and the runner its batches to this. 9x9 sirdey: 5.9 million (its
-    counts take 729 bytes a chain); 64x64 sirdey: 209,000."""
-    widest = max(int(np.prod(shape[1:], dtype=np.int64)) * np.dtype(dtype).itemsize
-                 for _, shape, dtype in state_arrays(move, 1))
-    return (MAX_VIEW_BYTES - 1) // widest
+    """The most chains (rows) one launch may hold on the GPU: there a chain's consecutive slots are rows x item
+    size bytes apart (Fortran order), a stride ``item`` takes in 32 bits (MAX_STRIDE_BYTES). 4,294,967,295 for
+    one-byte state, far beyond any device's memory: a formal bound, checked all the same."""
+    widest_item = max(np.dtype(dtype).itemsize for _, shape, dtype in state_arrays(move, 1) if len(shape) == 2)
+    return (MAX_STRIDE_BYTES - 1) // widest_item
 
 
 def check_addressable(move: "AnnealMove", rows: int) -> None:
-    """Raise ``limits.TooLarge`` (one line) when a state array of ``rows`` chains would reach MAX_VIEW_BYTES, past
-    which the GPU kernels' 32-bit offsets (``item``) would wrap; called by the cuda backend before allocating."""
-    from .limits import TooLarge, format_bytes
+    """Raise ``limits.TooLarge`` (one line) for more rows than ``addressable_rows``; called by the cuda backend
+    before allocating."""
+    from .limits import TooLarge
 
-    for field, shape, dtype in state_arrays(move, rows):
-        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        if nbytes >= MAX_VIEW_BYTES:
-            raise TooLarge(f"{rows:,} chains: the chains' {field} would take {format_bytes(nbytes)} on the GPU, and the "
-                           f"kernels address a state array with 32-bit offsets (under {format_bytes(MAX_VIEW_BYTES)}): "
-                           f"use at most {addressable_rows(move):,} chains for this puzzle")
+    most = addressable_rows(move)
+    if rows > most:
+        raise TooLarge(f"{rows:,} chains in one launch: the GPU kernels step through a chain's state with 32-bit "
+                       f"strides, which allows at most {most:,} chains of this puzzle per launch")
 
 
 def state_bytes(move: "AnnealMove", rows: int) -> int:
@@ -147,12 +144,13 @@ def cuda_extending() -> CudaExtending:
 # Element access in the proposal loops. On the GPU, numba addresses ``view[index]`` as the view's pointer
 # plus index x a 64-bit stride: two IMADs per access, and LLVM re-associates the view's own offset (the
 # chain's row) into every address. These helpers take a uint32 index and form the address as ONE
-# ``mul.wide.u32`` (index x the stride's low 32 bits, as inline PTX that LLVM cannot re-associate) added to
-# the view's pointer: one IMAD.WIDE.U32 per access. That is exact while index x stride < 2**32, i.e. while
-# the array behind the view is under MAX_VIEW_BYTES, which the cuda backend checks before allocating
-# (``backends.CudaBackend.allocate``; the tables are far smaller). A C-contiguous view's stride is its
-# item size, a constant. Everywhere else (CPU, simulator) they are plain indexing.
-MAX_VIEW_BYTES = 1 << 32
+# ``mul.wide.u32`` (index x the stride's low 32 bits, a full 64-bit product, as inline PTX that LLVM cannot
+# re-associate) added to the view's pointer: one IMAD.WIDE.U32 per access. That is exact while the stride
+# fits in 32 bits (MAX_STRIDE_BYTES): always for the tables' rows; for the chains' state, whose slots are
+# rows x item size bytes apart on the GPU, the cuda backend checks the chain count before allocating
+# (``check_addressable``). A C-contiguous view's stride is its item size, a constant. Everywhere else (CPU,
+# simulator) they are plain indexing.
+MAX_STRIDE_BYTES = 1 << 32
 
 
 def item(view, index):

@@ -177,7 +177,7 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None
             shared = batch != 1 and source.more_than_one()
             rows = options.chains or (backend.dataset_chains(first) if shared else backend.default_chains(first))
             size = batch or max(1, backend.default_chains(first) * 4 // rows)
-            most = backend.max_rows(first)  # the cuda kernels' 32-bit offsets: a launch holds at most this many rows
+            most = backend.max_rows(first)  # the cuda kernels' 32-bit strides: a launch holds at most this many rows
             if most is not None:
                 size = max(1, min(size, most // rows))
             yield from _Batch(backend, options, source, size, rows).run()

@@ -8,6 +8,7 @@ against numba's own ``view[index]``: the layouts, strides, row views and stored 
 code the GPU runs. What only a GPU can check is the inline ``mul.wide.u32`` itself (as for
 ``rng.wide_product``); the real-CUDA bit-exact tests of bench/gpu.sh do.
 """
+import dataclasses
 import subprocess
 import sys
 
@@ -119,18 +120,25 @@ def test_the_cpu_path_is_plain_indexing():
     assert state[2, 3] == 1 and state.sum() == 1
 
 
-def test_state_arrays_stay_within_32_bit_offsets():
-    """The cuda backend refuses, in one line and before allocating, chains whose state the offsets cannot reach:
-    the limit is set by the widest state array (9x9 sirdey: its digit counts, 729 bytes a chain)."""
+def test_chain_counts_stay_within_32_bit_strides():
+    """On the GPU a chain's consecutive slots are rows x item size bytes apart, a stride ``item`` takes in 32 bits:
+    more chains than that in one launch are refused, in one line, before anything is allocated."""
     anneal_move = sudoku.parse("." * 81)[0].move("sirdey")
     limit = moves.addressable_rows(anneal_move)
-    assert anneal_move.counts_size == 729 and limit == (2**32 - 1) // 729
-    moves.check_addressable(anneal_move, limit)  # every array just under 4 GiB: fine
+    assert limit == 2**32 - 1  # one-byte grids and counts
+    moves.check_addressable(anneal_move, limit)
     with pytest.raises(TooLarge) as refused:
         moves.check_addressable(anneal_move, limit + 1)
     message = str(refused.value)
-    assert "\n" not in message and message.startswith(f"{limit + 1:,} chains: the chains' counts would take")
-    assert message.endswith(f"use at most {limit:,} chains for this puzzle")
+    assert "\n" not in message and message.startswith(f"{limit + 1:,} chains in one launch")
+    assert message.endswith(f"at most {limit:,} chains of this puzzle per launch")
+
+
+def test_wider_state_allows_fewer_chains():
+    """Two-byte state halves the bound (the widest item of any per-chain array sets it)."""
+    anneal_move = sudoku.parse("." * 81)[0].move("sirdey")
+    wide = dataclasses.replace(anneal_move, counts_dtype=np.uint16)
+    assert moves.addressable_rows(wide) == (2**32 - 1) // 2
 
 
 def _cuda_backend_says(body: str) -> list[str]:
@@ -149,18 +157,18 @@ def _cuda_backend_says(body: str) -> list[str]:
 
 
 def test_the_cuda_backend_checks_before_allocating():
-    """Under the simulator, 60 million 9x9 chains are refused at once (no 20 GB allocation is attempted)."""
+    """Under the simulator, 2**32 chains are refused at once (no terabyte allocation is attempted)."""
     said = _cuda_backend_says("try:\n"
-                              "    backend.allocate(move, 60_000_000)\n"
+                              "    backend.allocate(move, 2**32)\n"
                               "except TooLarge as error:\n"
                               "    print('refused:', error)\n")
-    assert said[0].startswith("refused: 60,000,000 chains")
+    assert said[0].startswith("refused: 4,294,967,296 chains in one launch")
 
 
 def test_the_cuda_backend_caps_its_default_chains():
-    """Default chain counts stop where a state array would reach the limit (shown with a limit of ten 9x9 sirdey
-    chains' counts: under the simulator the device's own count is 64)."""
+    """Default chain counts stay within the bound (shown with a 10-byte bound on the stride, 9 one-byte rows:
+    under the simulator the device's own count is 64)."""
     said = _cuda_backend_says("print(backend.default_chains(move), backend.max_rows(move))\n"
-                              "moves.MAX_VIEW_BYTES = 10 * move.counts_size\n"
+                              "moves.MAX_STRIDE_BYTES = 10\n"
                               "print(backend.default_chains(move), backend.max_rows(move), backend.dataset_chains(move))\n")
-    assert said[:2] == [f"64 {5_891_587}", "9 9 9"]
+    assert said[:2] == [f"64 {2**32 - 1}", "9 9 9"]

@@ -95,7 +95,7 @@ def test_puzzles_that_share_launches_get_the_dataset_chain_count():
 
 
 class _MaxRowsStub(gpu_sa.backends.NumpyBackend):
-    """A backend whose launches hold at most 8 rows, as the cuda backend's 32-bit offsets cap them
+    """A backend whose launches hold at most 8 rows, as the cuda backend's 32-bit strides bound them
     (``max_rows``); records the rows of every allocation."""
 
     def __init__(self):

@@ -44,8 +44,7 @@ ENGINE_OPTIONS = (
            Choice(("auto", "cuda", "cpu", "numpy")), default="auto", applies=CHAINS),
     Option("--chains", "independent chains run in lockstep, per puzzle (default: cuda enough to fill the GPU, "
            "or at most 2048 per puzzle when several puzzles share the launches; cpu 256, numpy 64; method auto's "
-           "annealing rounds: 16 on the CPU); on cuda at most as many as keep each state array under 4 GiB "
-           "(9x9 sirdey: 5.9 million)", Integer(1),
+           "annealing rounds: 16 on the CPU)", Integer(1),
            purpose="independent chains run in lockstep", applies=CHAINS),
     Option("--seed", "64-bit seed; a run is a pure function of the seed and the options (default: random, printed "
            "with the result); the exact methods' random tie-breaks and restarts (HiGHS's random_seed for the integer "
