@@ -26,7 +26,9 @@ Columns of the table (one row per kernel; ``--json`` prints the same as one obje
   calls           CALLs to subroutines (``__cuda_sm20_div_s64`` is ptxas's 64-bit division helper),
                   each with where it sits (its innermost loop): main loop, inner loop (nested in the
                   main loop), other loop or outside loops
-  loop LDG/STG    global loads / stores in the main loop; LDC = constant-bank loads (kernel parameters
+  loop LDG/STG    global loads / stores in the main loop; LD/ST = generic ones (global or shared memory,
+                  the hardware decides: the chains' state, and every access through gpu_sa.moves.item,
+                  whose pointer comes from integer arithmetic); LDC = constant-bank loads (kernel parameters
                   such as array descriptors, reloaded); 64-bit = high halves of 64-bit integer
                   arithmetic (``.X`` carries, ``.EX`` compares, ``IMAD.WIDE``/``IMAD.HI``); fp64 = double
                   precision instructions (``DADD``, conversions from and to F64); div32 = 32-bit integer
@@ -709,6 +711,8 @@ def analyse_sass(text: str) -> dict:
         "main_loop_mix": {
             "global_loads": sum(ins.base == "LDG" for ins in main_code),
             "global_stores": sum(ins.base == "STG" for ins in main_code),
+            "generic_loads": sum(ins.base == "LD" for ins in main_code),
+            "generic_stores": sum(ins.base == "ST" for ins in main_code),
             "constant_loads": sum(ins.base in ("LDC", "ULDC") for ins in main_code),
             "local": sum(ins.base in ("LDL", "STL") for ins in main_code),
             "sixty_four_bit": sum(bool(_SIXTY_FOUR_BIT.search(ins.opcode)) for ins in main_code),
@@ -818,7 +822,8 @@ def table_row(r: KernelReport):
         f"{len(r.inner_loops)} loops, {sum(r.inner_loops):,}"
     return [r.move, r.kernel, r.registers, f"{r.spill_stores}/{r.spill_loads}", r.stack, r.shared,
             r.sass_instructions, r.main_loop, r.fewest_per_pass, inner or "-", calls_summary(r.calls),
-            f"{mix['global_loads']}/{mix['global_stores']}", mix["constant_loads"], mix["sixty_four_bit"],
+            f"{mix['global_loads']}/{mix['global_stores']}", f"{mix['generic_loads']}/{mix['generic_stores']}",
+            mix["constant_loads"], mix["sixty_four_bit"],
             mix["float64"], mix["inline_divisions"],
             f"{r.chains:,} = {r.blocks} x {r.threads}", f"{r.occupancy_sm:.1%} ({r.occupancy_limited_by})",
             f"{r.occupancy_device:.1%}"]
@@ -835,7 +840,7 @@ def calls_summary(calls):
 
 
 COLUMNS = ["move", "kernel", "regs", "spill st/ld", "stack", "smem", "SASS", "main loop", "fewest/pass", "inner loops",
-           "calls: where", "loop LDG/STG", "loop LDC", "loop 64-bit", "loop fp64",
+           "calls: where", "loop LDG/STG", "loop LD/ST", "loop LDC", "loop 64-bit", "loop fp64",
            "loop div32", "chains = blocks x threads",
            "occupancy/SM", "device"]
 

@@ -118,7 +118,7 @@ class CudaExtending(NamedTuple):
     (a decorator factory taking the function; CUDA target) and the numba types module for signatures."""
 
     intrinsic: object
-    overload: object  # overload(function, **options)
+    overload: object
     types: object
 
 
@@ -137,8 +137,7 @@ def cuda_extending() -> CudaExtending:
         types.uint64  # noqa: B018 (an older numba.cuda.types holds only CUDA's own types)
     except (ImportError, AttributeError):
         from numba.core import types
-    return CudaExtending(intrinsic, lambda function, **options: cuda_overload(function, target="cuda", **options),
-                         types)
+    return CudaExtending(intrinsic, lambda function: cuda_overload(function, target="cuda"), types)
 
 
 # Element access in the proposal loops. On the GPU, numba addresses ``view[index]`` as the view's pointer
@@ -171,9 +170,11 @@ def table_row(table, index):
 
 
 def opaque(limit):
-    """``limit``, hidden from the optimiser on the GPU (an empty inline PTX move): a loop bounded by it has no
-    trip count LLVM can compute, so it is not unrolled. For the best-state copy, a cold loop inside the
-    proposal loop, whose unrolled remainder was ~30 instructions of the proposal loop (bench/RESULTS.md)."""
+    """``limit``, hidden from the optimiser on the GPU: an empty inline PTX move, so a loop bounded by it has no
+    trip count LLVM can compute, carrying PTX's ``.pragma "nounroll"`` for ptxas, which unrolls on its own. For
+    loops that must stay rolled: the best-state copy (its unrolled remainder was ~30 instructions of every
+    proposal loop) and bridge's crossing count and connectivity walk (unrolled, they set its register count;
+    bench/RESULTS.md)."""
     return limit
 
 
