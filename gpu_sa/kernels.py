@@ -287,7 +287,7 @@ def cuda_glue(move_module, stage: tuple[int, int, int] | None) -> Glue:
     """(init, advance, exchange) kernels of a move, thresholds staged in a shared tile of shape ``stage``."""
     if not SIMULATOR:
         rng.register_for_cuda()  # Philox's products as single mul.wide.u32 (gpu_sa.rng.wide_product)
-        moves.register_for_cuda()  # 32-bit sums (gpu_sa.moves.native_int)
+        moves.register_for_cuda()  # 32-bit sums, one-multiply element access, rolled loops (gpu_sa.moves)
     if stage is None:
         block, rows, variant, note = "", "chunk.thresholds", "_global", ""
     else:

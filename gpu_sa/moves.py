@@ -217,10 +217,19 @@ class AccessIntrinsics(NamedTuple):
     table_row: object  # (2-D table, uint32 index) -> 1-D view
 
 
+def ptx_mul_wide_u32(builder, a, b):
+    """The full 64-bit product of two i32 values as one inline PTX ``mul.wide.u32`` (NVVM cannot split or
+    re-associate it): Philox's products (``gpu_sa.rng.wide_product``) and the element access below."""
+    from llvmlite import ir
+
+    function = ir.FunctionType(ir.IntType(64), [ir.IntType(32), ir.IntType(32)])
+    return builder.call(ir.InlineAsm(function, "mul.wide.u32 $0, $1, $2;", "=l,r,r"), [a, b])
+
+
 def access_intrinsics(intrinsic, types, wide_multiply) -> AccessIntrinsics:
     """numba intrinsics behind ``item``, ``set_item`` and ``table_row``: the element's address is the data pointer
     plus ``wide_multiply(builder, index, stride)``, two i32 values to their i64 product. numba-cuda gets them with
-    an inline ``mul.wide.u32`` (``register_for_cuda``); tests/test_access.py builds them for the CPU with a plain
+    ``ptx_mul_wide_u32`` (``register_for_cuda``); tests/test_access.py builds them for the CPU with a plain
     widening multiply, to check on every layout the kernels use that they address what ``view[index]`` does."""
     from llvmlite import ir
 
@@ -280,10 +289,8 @@ def register_for_cuda():
     from llvmlite import ir
 
     cuda = cuda_extending()
-    int32, int64 = ir.IntType(32), ir.IntType(64)
-    mul_wide = ir.InlineAsm(ir.FunctionType(int64, [int32, int32]), "mul.wide.u32 $0, $1, $2;", "=l,r,r")
-    item_at, set_item_at, table_row_at = access_intrinsics(cuda.intrinsic, cuda.types,
-                                                           lambda builder, a, b: builder.call(mul_wide, [a, b]))
+    int32 = ir.IntType(32)
+    item_at, set_item_at, table_row_at = access_intrinsics(cuda.intrinsic, cuda.types, ptx_mul_wide_u32)
 
     @cuda.overload(native_int)
     def _on_the_gpu(value):

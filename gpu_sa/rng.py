@@ -99,17 +99,14 @@ def _register_for_the_cpu():
 def register_for_cuda():
     """``wide_product`` for numba-cuda: one inline ``mul.wide.u32``. Called by ``gpu_sa.kernels`` before it
     builds CUDA kernels, not at import: importing numba.cuda costs every command about 0.15 s."""
-    from llvmlite import ir
-
-    from .moves import cuda_extending
+    from .moves import cuda_extending, ptx_mul_wide_u32
 
     cuda = cuda_extending()
 
     @cuda.intrinsic
     def _mul_wide_u32(typingctx, a, b):
         def codegen(context, builder, signature, args):
-            function = ir.FunctionType(ir.IntType(64), [ir.IntType(32), ir.IntType(32)])
-            return builder.call(ir.InlineAsm(function, "mul.wide.u32 $0, $1, $2;", "=l,r,r"), list(args))
+            return ptx_mul_wide_u32(builder, *args)
         return cuda.types.uint64(cuda.types.uint32, cuda.types.uint32), codegen
 
     @cuda.overload(wide_product)

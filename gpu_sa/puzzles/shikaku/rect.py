@@ -134,8 +134,8 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
         local = uniform_index(w1, np.uint32(np.uint32(item(clue, 1)) - np.uint32(1)))
         if local >= held:
             local = np.uint32(local + np.uint32(1))
-        old = np.uint32(np.uint32(item(clue, 0)) + held)
-        new = np.uint32(np.uint32(item(clue, 0)) + local)
+        first = np.uint32(item(clue, 0))
+        old, new = np.uint32(first + held), np.uint32(first + local)
         # + cells the new rectangle enters that are already covered, - cells the old one leaves still doubly covered
         delta = native_int(leaves(counts, rectangles, new, old, width, 0, 1)
                            - leaves(counts, rectangles, old, new, width, 0, 2))
