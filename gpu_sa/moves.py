@@ -63,6 +63,7 @@ class ChainState(NamedTuple):
     best_move: object  # (rows,) int64: moves done when best_cost was first reached
     level: object  # (rows,) int32: the chain's rung on the temperature ladder (0 without replicas)
     exchanges: object  # (rows,) uint64: row first + l of a replica group counts its accepted (l, l+1) exchanges
+    memory: object  # (rows, memory_size) move.memory_dtype: a move's search memory (tabu marks...); 0 wide if none
 
 
 def state_arrays(move: "AnnealMove", rows: int) -> list[tuple[str, tuple, type]]:
@@ -71,14 +72,16 @@ def state_arrays(move: "AnnealMove", rows: int) -> list[tuple[str, tuple, type]]
     return [("config", config, move.config_dtype), ("counts", (rows, move.counts_size), move.counts_dtype),
             ("cost", (rows,), np.int32), ("accepted", (rows,), np.uint64), ("best_cost", (rows,), np.int32),
             ("best_config", config, move.config_dtype), ("best_move", (rows,), np.int64),
-            ("level", (rows,), np.int32), ("exchanges", (rows,), np.uint64)]
+            ("level", (rows,), np.int32), ("exchanges", (rows,), np.uint64),
+            ("memory", (rows, move.memory_size), move.memory_dtype)]
 
 
 def addressable_rows(move: "AnnealMove") -> int:
     """The most chains (rows) one launch may hold on the GPU: there a chain's consecutive slots are rows x item
     size bytes apart (Fortran order), a stride ``item`` takes in 32 bits (MAX_STRIDE_BYTES). 4,294,967,295 for
     one-byte state, far beyond any device's memory: a formal bound, checked all the same."""
-    widest_item = max(np.dtype(dtype).itemsize for _, shape, dtype in state_arrays(move, 1) if len(shape) == 2)
+    widest_item = max(np.dtype(dtype).itemsize for _, shape, dtype in state_arrays(move, 1)
+                      if len(shape) == 2 and shape[1] > 0)
     return (MAX_STRIDE_BYTES - 1) // widest_item
 
 
@@ -438,6 +441,10 @@ class AnnealMove:
     has_free_variables: bool = True
     config_dtype: type = np.uint8
     counts_dtype: type = np.uint8
+    # a move's own per-chain search memory beyond the counts (move ``tabu``: its tabu marks, conflict list,
+    # configuration-checking flags); most moves have none
+    memory_size: int = 0
+    memory_dtype: type = np.uint32
     # the tuned default schedule for this puzzle kind: (t0, t_end, plateaus) of a geometric law,
     # or None for the runner's defaults (measured on Sudoku)
     schedule_defaults: tuple | None = None
@@ -487,4 +494,5 @@ def stack_moves(moves: list[AnnealMove]) -> AnnealMove:
     return dataclasses.replace(
         first, tables=type(first.tables)(*fields), puzzles=sum(m.puzzles for m in moves),
         config_size=max(m.config_size for m in moves), counts_size=max(m.counts_size for m in moves),
+        memory_size=max(m.memory_size for m in moves),
         max_delta=max(m.max_delta for m in moves))

@@ -115,6 +115,19 @@ CASES = [
          chain_base=5, chunks=[[0, 150]], t0=0.8),
     dict(id="sirdey-order3-hard-candidates", move="sirdey", puzzle="order3_hard", propagate=True, chains=3,
          seed=10, chain_base=0, chunks=[[0, 120], [120, 260]], t0=1.0),
+    # move tabu: a conflicting cell takes its best digit; tabu marks, flags and best-move mode (its memory compared too)
+    dict(id="tabu-order2-seed1", move="tabu", puzzle="order2", chains=4, seed=1, chain_base=0,
+         chunks=[[0, 40], [40, 100]], t0=1.0),
+    dict(id="tabu-order3-17clue", move="tabu", puzzle="order3_17", chains=3, seed=2**40 + 7, chain_base=9,
+         chunks=[[0, 150], [150, 400]], t0=0.3),
+    dict(id="tabu-order3-hard-candidates", move="tabu", puzzle="order3_hard", propagate=True, chains=3, seed=9,
+         chain_base=0, chunks=[[0, 90], [90, 300]], t0=0.8),
+    dict(id="tabu-order4-candidates", move="tabu", puzzle="order4_sparse", propagate=True, chains=2, seed=4,
+         chain_base=5, chunks=[[0, 200]], t0=0.5),
+    dict(id="tabu-order4", move="tabu", puzzle="order4", chains=2, seed=13, chain_base=0, chunks=[[0, 160]], t0=0.5),
+    dict(id="tabu-batch-replicas", move="tabu", puzzle="order3", batch=["order3_17", "order3_hard", "order3"],
+         active=[1, 1, 1], bases=[0, 40, 80], chains=4, replicas=2, interval=11, seed=18, chain_base=0,
+         chunks=[[0, 120], [120, 260]], t0=1.0),
     # replica exchange: groups of 4 rungs, exchanges every 7 moves, across chunk boundaries
     dict(id="swap-order3-replicas", move="swap", puzzle="order3_17", chains=8, replicas=4, interval=7, seed=12,
          chain_base=0, chunks=[[0, 50], [50, 130]], t0=1.5),
@@ -132,7 +145,7 @@ CASES = [
 ]
 
 STATE_FIELDS = ("config", "counts", "cost", "accepted", "best_cost", "best_config", "best_move", "level",
-                "exchanges")
+                "exchanges", "memory")
 
 
 def case_puzzle(case):

@@ -32,7 +32,7 @@ def test_the_reported_row_is_lowest_cost_then_earliest_move_then_lowest_row():
     costs = np.array([3, 1, 1, 1, 0, 5], dtype=np.int32)
     moves = np.array([9, 7, 4, 4, 2, 1], dtype=np.int64)
     state = backends.ChainState(*([None] * 4), best_cost=costs, best_config=None, best_move=moves, level=None,
-                                exchanges=None)
+                                exchanges=None, memory=None)
     backend = backends.NumpyBackend()
     assert backend.best_row(state, 0, 4) == (2, 1, 4)  # rows 1-3 tie on cost 1; 2 and 3 on move 4: row 2
     assert backend.best_row(state, 3, 3) == (4, 0, 2)

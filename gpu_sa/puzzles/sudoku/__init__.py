@@ -18,11 +18,12 @@ import numpy as np
 
 from cpu_ref import sudoku as sudoku_reference
 from cpu_ref import sudoku_swap as swap_reference
+from cpu_ref import sudoku_tabu as tabu_reference
 
 from ... import validate
 from ...moves import AnnealMove, per_puzzle
 from ..spec import ANNEAL, Choice, Integer, Method, Option, Real
-from . import sirdey, swap
+from . import sirdey, swap, tabu
 from .formats import FORMATS, PuzzleError, write
 from .geometry import MAX_ORDER, MIN_ORDER, geometry
 
@@ -44,7 +45,7 @@ METHODS = (
     Method("exact", "the seed-002 complete search with seeded restarts (gpu-sa exact counts solutions too)",
            exact=True),
 )
-MOVES = ("sirdey", "swap")
+MOVES = ("sirdey", "swap", "tabu")
 DEFAULT_MOVE = "swap"  # measured: bench/RESULTS.md, time to solution
 # The annealer's default schedule per order (t0, t_end, plateaus): 9x9 from bench/tts.py; from 16x16 up a
 # faster cooling over 1000 plateaus solved the Lloyd & Amos 16x16 and 25x25 grids at 40 % about 4 and 2.5
@@ -143,6 +144,16 @@ class Sudoku:
                 config_size=geo.cells, counts_size=2 * self.side * self.side,
                 max_delta=swap.MAX_DELTA, plateau_length=geo.cells, max_cost=swap.max_cost(self.order),
                 log_states=max(log_states, 1.0), has_free_variables=movable.shape[0] > 0,
+                schedule_defaults=self.schedule_defaults)
+        if name == "tabu":
+            tables = tabu.tables(givens, masks, self.order)
+            free = int(tables.n_free[0])
+            return AnnealMove(
+                name="tabu", kernel=tabu, reference=tabu_reference, tables=tables,
+                config_size=geo.cells, counts_size=max(1, free * self.side),
+                memory_size=tabu.memory_size(free, self.side),
+                max_delta=geo.peers, plateau_length=geo.cells, max_cost=geo.max_cost,
+                log_states=geo.cells * math.log(self.side), has_free_variables=free > 0,
                 schedule_defaults=self.schedule_defaults)
         free = np.flatnonzero(givens < 0).astype(np.int32)
         candidates = sirdey.candidate_table(masks, self.side)
