@@ -49,6 +49,7 @@ from .moves import AnnealMove, ChainState, stack_moves
 
 TARGET_CHUNK_SECONDS = 0.25
 MAX_CHUNK_PLATEAUS = 1 << 16  # bounds the acceptance table sent per launch
+PROBE_PROPOSALS = 1 << 16  # the first chunk's proposals at most (chains x moves): it measures the rate
 MAX_LAUNCH_MOVES = 1 << 30  # the kernels count a launch's moves in 32 bits
 DEFAULT_CHAINS = {"cpu": 256, "numpy": 64}  # cuda: enough to fill the device (backends.CudaBackend.default_chains)
 # The tuned defaults, from bench/tts.py (bench/RESULTS.md): with move swap, a geometric schedule
@@ -418,7 +419,7 @@ class _Batch:
         backend, options, length = self.backend, self.options, self.schedule.plateau_length
         running = [slot is not None and not slot.finished for slot in self.slots]
         stall_moves = None if options.stall_plateaus is None else options.stall_plateaus * length
-        chunk = options.chunk_moves or self.first_move.plateau_length
+        chunk = options.chunk_moves or first_chunk(length, self.rows * sum(running))
         moves_done = 0
         start = time.perf_counter()
         for slot, flag in zip(self.slots, running):
@@ -449,6 +450,7 @@ class _Batch:
                     slot.trial_moves += launched
             lowest, latest = backend.summary(self.state, self.rows)
             now = time.perf_counter()
+            chunk_seconds = now - launch_start  # the launch and the summary: what delays the next stop check
             if options.progress is not None:
                 accepted_before = self._report(running, lowest, launched,
                                                getattr(backend, "kernel_seconds", None) or launch_seconds,
@@ -462,7 +464,7 @@ class _Batch:
                 elif stall_moves is not None and moves_done >= int(latest[position]) + stall_moves:
                     self._end_trial(position, "stalled", running)
             if options.chunk_moves is None:
-                chunk = _next_chunk(chunk, launch_seconds, length, self._time_left(running, now))
+                chunk = _next_chunk(chunk, launched, chunk_seconds, length, self._time_left(running, now))
         for position in range(len(self.slots)):
             if running[position]:
                 self._end_trial(position, "max_moves", running)
@@ -556,15 +558,26 @@ class _Batch:
         return accepted.copy()
 
 
-def _next_chunk(chunk, launch_seconds, plateau_length, time_left):
-    if launch_seconds < TARGET_CHUNK_SECONDS / 2:
+def first_chunk(plateau_length: int, rows: int) -> int:
+    """The first chunk's moves: one plateau, or fewer when one plateau of every chain would be more than
+    PROBE_PROPOSALS proposals (a 64x64 grid's plateau of 65,536 chains is 268 million proposals, seconds on
+    a CPU): this chunk measures the rate, so it must be short whatever the launch."""
+    return max(1, min(plateau_length, PROBE_PROPOSALS // max(rows, 1)))
+
+
+def _next_chunk(chunk, launched, chunk_seconds, plateau_length, time_left):
+    """The next chunk's moves, from the last one (``chunk`` planned, ``launched`` run in ``chunk_seconds``):
+    doubled while a chunk takes less than half the target (the same sequence whatever the machine, as long
+    as chunks are quick), cut down to the measured rate when one took more than twice the target, so that a
+    stop request or the time limit waits about TARGET_CHUNK_SECONDS, never a whole plateau of a huge launch."""
+    if chunk_seconds < TARGET_CHUNK_SECONDS / 2:
         chunk *= 2
-    elif launch_seconds > TARGET_CHUNK_SECONDS * 4 and chunk > plateau_length:
-        chunk //= 2
-    if time_left is not None and launch_seconds > 0:
+    elif chunk_seconds > TARGET_CHUNK_SECONDS * 2:
+        chunk = int(launched * TARGET_CHUNK_SECONDS / chunk_seconds)
+    if time_left is not None and chunk_seconds > 0:
         # do not overshoot the time limit by more than about one target chunk
-        rate = chunk / launch_seconds
-        chunk = min(chunk, max(plateau_length, int(rate * max(time_left, TARGET_CHUNK_SECONDS))))
+        rate = launched / chunk_seconds
+        chunk = min(chunk, int(rate * max(time_left, TARGET_CHUNK_SECONDS)))
     return max(1, min(chunk, MAX_CHUNK_PLATEAUS * plateau_length, MAX_LAUNCH_MOVES))
 
 
