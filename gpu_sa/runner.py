@@ -40,12 +40,12 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from . import backends as backends_module
-from . import rng
+from . import limits, rng
 from . import schedule as schedule_module
 from . import stop as stop_module
 from .exchange import exchange_table
 from .kernels import NO_EXCHANGE, Chains, Chunk
-from .moves import AnnealMove, ChainState, stack_moves
+from .moves import AnnealMove, ChainState, stack_moves, state_bytes
 
 TARGET_CHUNK_SECONDS = 0.25
 MAX_CHUNK_PLATEAUS = 1 << 16  # bounds the acceptance table sent per launch
@@ -173,7 +173,7 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None
                        stop_when=stop_when)
     source = _Source(puzzles, options)
     with _interrupts():
-        while source.peek() is not None and not stop_module.requested():
+        while source.peek() is not None and not stop_module.requested() and not (stop_when is not None and stop_when()):
             first = source.peek()[2]
             shared = batch != 1 and source.more_than_one()
             rows = options.chains or (backend.dataset_chains(first) if shared else backend.default_chains(first))
@@ -358,9 +358,15 @@ class _Batch:
         backend = self.backend
         setup_start = time.perf_counter()
         self._restack()
-        self.state = backend.allocate(self.move, self.rows * len(self.slots))
-        starting = [True] * len(self.slots)
-        backend.init(self.state, self.move, self.chains_for(starting))
+        rows = self.rows * len(self.slots)
+        with limits.doing(f"setting up the chains' state ({rows:,} chains, "
+                          f"{limits.format_bytes(state_bytes(self.move, rows))}; fewer --chains take less)"):
+            self.state = backend.allocate(self.move, rows)
+            starting = [True] * len(self.slots)
+            ready = backend.init(self.state, self.move, self.chains_for(starting), halted=self._halted)
+        if not ready:
+            yield from self._abandon(starting)
+            return
         # A launch of zero moves compiles the advance code (seconds with numba) and changes nothing,
         # so ``seconds`` measures annealing alone.
         backend.advance(self.state, self.move, self.chains_for(starting), self.chunk(0, 0))
@@ -371,7 +377,25 @@ class _Batch:
             starting = self._next_round()
             if not any(starting):
                 break
-            backend.init(self.state, self.move, self.chains_for(starting))
+            if not backend.init(self.state, self.move, self.chains_for(starting), halted=self._halted):
+                yield from self._abandon(starting)
+                return
+        yield from self._emit()
+
+    def _halted(self) -> bool:
+        """A stop request (the process's flag, or ``stop_when``): asked between pieces of the chains' set-up."""
+        return stop_module.requested() or (self.options.stop_when is not None and self.options.stop_when())
+
+    def _abandon(self, starting):
+        """A stop came while fresh chains were being set up: a puzzle that has run a trial reports its best (the
+        trial being set up never ran); one that has not reports nothing, like a puzzle the stop came before
+        (it is the newest taken, so every earlier result still leaves in order)."""
+        for position, flag in enumerate(starting):
+            slot = self.slots[position]
+            if flag and slot is not None and slot.best is not None:
+                slot.trial -= 1
+                slot.stopped, slot.finished = "interrupted", True
+                self._finish(slot)  # no chains' state to keep: their rows are half set up
         yield from self._emit()
 
     def _fill(self):
@@ -577,7 +601,7 @@ def _next_chunk(chunk, launched, chunk_seconds, plateau_length, time_left):
     if time_left is not None and chunk_seconds > 0:
         # do not overshoot the time limit by more than about one target chunk
         rate = launched / chunk_seconds
-        chunk = min(chunk, int(rate * max(time_left, TARGET_CHUNK_SECONDS)))
+        chunk = min(chunk, int(min(rate * max(time_left, TARGET_CHUNK_SECONDS), MAX_LAUNCH_MOVES)))
     return max(1, min(chunk, MAX_CHUNK_PLATEAUS * plateau_length, MAX_LAUNCH_MOVES))
 
 

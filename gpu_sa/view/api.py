@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .. import limits, runner
+from .. import limits, runner, stop
 from ..moves import state_bytes
 from ..puzzles.errors import PuzzleError
 from ..puzzles.sudoku import MOVES, DEFAULT_MOVE, parse
@@ -43,6 +43,8 @@ def puzzle_of(text):
         puzzles = parse(text, SOURCE)
     except PuzzleError as error:
         raise ApiError(str(error)) from None
+    except stop.Interrupted:
+        raise ApiError("the server is stopping", 503) from None
     return puzzles[0], len(puzzles)
 
 
