@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
 
@@ -164,7 +165,16 @@ def main(argv=None) -> int:
         ending.note("gpu-sa: error: standard output is closed: the results would be lost")
         return ending.IOERR
     with ending.handling(keep=argv is None):
-        return _run(ending, argv)
+        status = _run(ending, argv)
+    if argv is None and _work_left_running():
+        ending.note_flush()
+        os._exit(status)  # a stop abandoned a HiGHS solve: C++'s exit handlers would abort under its threads
+    return status
+
+
+def _work_left_running() -> bool:
+    milp = sys.modules.get("gpu_sa.exact.milp")
+    return milp is not None and any(thread.is_alive() for thread in milp.ABANDONED)
 
 
 def _run(ending, argv) -> int:

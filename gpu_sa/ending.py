@@ -95,6 +95,16 @@ def note(text: str, end: str = "\n") -> None:
         _silence(2)
 
 
+def note_flush() -> None:
+    """Flush both streams before ``os._exit``, quietly (the status is decided; a failure now changes nothing)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
 def flush() -> None:
     """The last flush of standard output, so that a failure there is reported too."""
     if sys.stdout is None:

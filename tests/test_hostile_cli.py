@@ -283,3 +283,24 @@ def test_a_huge_value_is_not_echoed_whole(cli):
     assert status == 2 and len(err) < 300 and "(100,000 characters)" in err, err[:300]
     status, _, err = cli("solve", "-", "--no-such-option", "9" * 100_000, stdin=EASY + "\n")
     assert status == 2 and len(err) < 400 and "characters)" in err
+
+
+def test_hashi_crossings_are_every_crossing_pair_found_in_linear_time():
+    from gpu_sa.puzzles.hashi.geometry import geometry
+
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        grid = np.where(rng.random((9, 11)) < 0.3, rng.integers(1, 9, (9, 11)), 0)
+        if (grid > 0).sum() < 2:
+            continue
+        geo = geometry(grid)
+        a, b = geo.cells[geo.edges[:, 0]], geo.cells[geo.edges[:, 1]]
+        pairs = [(e, f) for e in range(len(a)) if a[e, 0] == b[e, 0] for f in range(len(a)) if a[f, 1] == b[f, 1]
+                 and a[e, 1] < a[f, 1] < b[e, 1] and a[f, 0] < a[e, 0] < b[f, 0]]  # every pair, as it was
+        assert geo.crossings.tolist() == [list(pair) for pair in pairs]
+    islands = np.zeros((301, 301), dtype=np.int64)
+    islands[::2, ::2] = 2  # 22,801 islands: 500 million edge pairs for the quadratic search, none crossing
+    start_time = time.monotonic()
+    geo = geometry(islands)
+    assert len(geo.edges) == 2 * 150 * 151 and geo.crossings.shape == (0, 2)
+    assert time.monotonic() - start_time < 10

@@ -100,6 +100,10 @@ class GrowingModel:
         raise RuntimeError(f"HiGHS stopped with status {result.status}: {result.message}")
 
 
+ABANDONED: list = []  # HiGHS threads a stop left running: a program that exits with one alive must use os._exit
+# (HiGHS's own worker threads would meet C++'s static destructors: "terminate called without an active exception")
+
+
 def _stoppable(solve):
     """``solve()``'s value, or None once a stop request (``gpu_sa.stop``) comes first. HiGHS cannot be told to
     stop, so it runs on a thread of its own (it lets go of the interpreter while it works) and this thread
@@ -120,6 +124,7 @@ def _stoppable(solve):
     while worker.is_alive():
         worker.join(0.05)
         if stop.requested() and worker.is_alive():
+            ABANDONED.append(worker)
             return None
     if "error" in box:
         raise box["error"]
