@@ -304,3 +304,14 @@ def test_hashi_crossings_are_every_crossing_pair_found_in_linear_time():
     geo = geometry(islands)
     assert len(geo.edges) == 2 * 150 * 151 and geo.crossings.shape == (0, 2)
     assert time.monotonic() - start_time < 10
+
+
+def test_ctrl_c_during_a_highs_solve_ends_it_cleanly(tmp_path):
+    lattice = tmp_path / "lattice.txt"  # 22,801 islands of 2: no solution, which HiGHS takes seconds to find
+    lattice.write_text("\n".join("".join("2" if r % 2 == 0 and c % 2 == 0 else "." for c in range(301))
+                                 for r in range(301)) + "\n")
+    process = start("solve", "--kind", "hashi", lattice, "--method", "ilp", "--json")
+    status, out, err, seconds = stopped_within(process, after=4.0)
+    assert status == 130 and seconds < SIGNAL_TO_EXIT, (seconds, err)
+    assert one_record(out)["stopped"] == "interrupted"
+    assert "terminate called" not in err  # HiGHS's threads met C++'s exit handlers: abort, status 134

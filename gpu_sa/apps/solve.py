@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import runner, schedule as schedule_module
+from .. import runner, schedule as schedule_module, stop
 from ..moves import state_bytes
 from ..options import UsageError, check_cooling, check_output, read_text
 
@@ -284,7 +284,8 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
         if violations:
             raise RuntimeError(f"{puzzle.label}: the {method} solver's solution fails the validator: {violations[0]}")
     unique = None if answer.gave_up and answer.solutions < 2 else answer.solutions == 1
-    stopped = "solved" if solved else ("time_limit" if answer.gave_up else "no_solution")
+    given_up = "interrupted" if stop.requested() else "time_limit"  # a stop request ends a solver as its limit does
+    stopped = "solved" if solved else (given_up if answer.gave_up else "no_solution")
     json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
     record = {"puzzle": puzzle.label, "method": method, "solved": solved,
               "solution": puzzle.answer(answer.solution, json_fmt) if solved else None, "cost": 0 if solved else None,
@@ -294,7 +295,8 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
     if check_unique:
         record["unique"] = unique
     if not solved:
-        reason = "time limit reached" if answer.gave_up else "the puzzle has no solution"
+        reason = given_up.replace("_", " ") + (" reached" if given_up == "time_limit" else "") if answer.gave_up \
+            else "the puzzle has no solution"
         return Answer(puzzle.label, False, stopped, record,
                       f"{puzzle.label}: not solved by {method}: {reason} ({answer.seconds:.3f} s)")
     lines = [f"{puzzle.label}: solved by {method} in {answer.seconds:.3f} s ({_effort(answer)})"]
