@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -46,6 +47,7 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
+PIECE_SECONDS = 0.05  # cpu init in pieces: a stop request waits about this long (plus one doubling)
 DATASET_CHAINS = 2048  # cuda, dataset mode: chains per puzzle when the caller names none (dataset_chains)
 
 
@@ -69,13 +71,16 @@ class NumpyBackend:
     def allocate(self, move: AnnealMove, rows: int) -> ChainState:
         return ChainState(**{field: np.zeros(shape, dtype) for field, shape, dtype in state_arrays(move, rows)})
 
-    def init(self, state, move, chains):
-        """Fresh chains in the rows of active puzzles (the twin fills every row of a scratch state)."""
+    def init(self, state, move, chains, halted=None) -> bool:
+        """Fresh chains in the rows of active puzzles (the twin fills every row of a scratch state). ``halted``:
+        a callable that the cpu backend asks between pieces of the work, giving up (False: the rows are then
+        partly fresh) once it says True; here and on cuda the work is one piece, and this returns True."""
         fresh = self.allocate(move, state.cost.shape[0])
         move.reference.init_chains(chains, move.tables, fresh)
         rows = np.repeat(np.asarray(chains.active) != 0, int(chains.per_puzzle))
         for mine, new in zip(state, fresh):
             mine[rows] = new[rows]
+        return True
 
     def advance(self, state, move, chains, chunk):
         move.reference.advance_chains(chains, chunk, move.tables, state)
@@ -118,31 +123,49 @@ class CpuBackend(NumpyBackend):
         self.threads = threads or available_cores()
         self._pool = None
 
-    def _run_slices(self, function, chains, *args):
+    def _run_slices(self, function, chains, *args, halted=None) -> bool:
         """Run ``function(row_begin, row_end, *args)`` on one slice of rows per thread.
 
         Slices hold whole replica groups (a group's exchanges happen inside one thread) and split
         the rows of active puzzles evenly, so that solved puzzles of a batch leave no core idle.
+        With ``halted``, every slice goes in pieces of whole groups, doubled while a round of pieces
+        takes less than PIECE_SECONDS, and ``halted()`` is asked between rounds: True gives up (returns
+        False). Each row's work depends on the row alone, so the pieces change nothing in the result.
         """
         per_puzzle, replicas = int(chains.per_puzzle), int(chains.replicas)
         groups_per_puzzle = per_puzzle // replicas
         active = np.flatnonzero(np.asarray(chains.active))
         groups = (active[:, None] * groups_per_puzzle + np.arange(groups_per_puzzle)[None, :]).reshape(-1)
         if groups.size == 0:
-            return
+            return True
         parts = [part for part in np.array_split(groups, min(self.threads, groups.size)) if part.size]
         slices = [(int(part[0]) * replicas, (int(part[-1]) + 1) * replicas) for part in parts]
-        if len(slices) == 1:
-            function(slices[0][0], slices[0][1], *args)
+        if halted is None:
+            self._run_pieces(function, slices, args)
+            return True
+        step = replicas
+        while slices:
+            if halted():
+                return False
+            started = time.perf_counter()
+            self._run_pieces(function, [(begin, min(begin + step, end)) for begin, end in slices], args)
+            slices = [(begin + step, end) for begin, end in slices if begin + step < end]
+            if time.perf_counter() - started < PIECE_SECONDS:
+                step *= 2
+        return True
+
+    def _run_pieces(self, function, pieces, args):
+        if len(pieces) == 1:
+            function(pieces[0][0], pieces[0][1], *args)
             return
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="gpu-sa-cpu")
-        for future in [self._pool.submit(function, begin, end, *args) for begin, end in slices]:
+        for future in [self._pool.submit(function, begin, end, *args) for begin, end in pieces]:
             future.result()
 
-    def init(self, state, move, chains):
+    def init(self, state, move, chains, halted=None) -> bool:
         glue = kernels.cpu_glue(move.kernel)
-        self._run_slices(glue.init, chains, chains, move.tables, state)
+        return self._run_slices(glue.init, chains, chains, move.tables, state, halted=halted)
 
     def advance(self, state, move, chains, chunk):
         glue = kernels.cpu_glue(move.kernel)
@@ -281,11 +304,12 @@ class CudaBackend:
         to_device = self._cuda.to_device
         return chains._replace(bases=to_device(chains.bases), active=to_device(chains.active))
 
-    def init(self, state, move, chains):
+    def init(self, state, move, chains, halted=None) -> bool:
         glue = kernels.cuda_glue(move.kernel, None)
         blocks, threads = self._launch_shape(state)
         glue.init[blocks, threads](self._chains(chains), self._device_tables(move), state)
         self._cuda.synchronize()
+        return True
 
     def advance(self, state, move, chains, chunk):
         """Launch the chunk as pieces that end at replica exchanges (then the exchange kernel runs) and

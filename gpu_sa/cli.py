@@ -11,15 +11,26 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import re
 import sys
 
 KIND_OPTIONS = "options of the puzzle kinds"
 
 
 class Parser(argparse.ArgumentParser):
-    """Usage errors in one line, like every other error of the command."""
+    """Usage errors in one line, like every other error of the command.
+
+    A word that starts with a minus and a digit is a value, never an option (no option of ours looks like
+    that): ``--size -3x3`` gets the option's own message about the value, not "expected one argument"."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\d")
 
     def error(self, message):
+        if len(message) > 300:  # argparse quotes whatever it did not recognise, whole
+            message = message[:200] + f"... ({len(message):,} characters)"
         self.exit(2, f"gpu-sa: error: {message} (see '{self.prog} --help')\n")
 
 
@@ -154,10 +165,23 @@ def main(argv=None) -> int:
         ending.note("gpu-sa: error: standard output is closed: the results would be lost")
         return ending.IOERR
     with ending.handling(keep=argv is None):
-        return _run(ending, argv)
+        status = _run(ending, argv)
+    if argv is None and _work_left_running():
+        ending.note_flush()
+        os._exit(status)  # a stop abandoned a HiGHS solve: C++'s exit handlers would abort under its threads
+    return status
+
+
+def _work_left_running() -> bool:
+    milp = sys.modules.get("gpu_sa.exact.milp")
+    return milp is not None and any(thread.is_alive() for thread in milp.ABANDONED)
 
 
 def _run(ending, argv) -> int:
+    import signal
+
+    from . import stop
+
     try:
         try:
             args = build_parser().parse_args(argv)
@@ -174,6 +198,10 @@ def _run(ending, argv) -> int:
     except KeyboardInterrupt:  # a SIGINT under a handler of Python's own (the runner's second Ctrl-C)
         ending.note("gpu-sa: interrupted")
         return 130
+    except stop.Interrupted as error:  # a stop request before there was anything to report
+        signum = stop.signal_number() or signal.SIGINT
+        ending.note(f"gpu-sa: stopped by {signal.Signals(signum).name} while {error}")
+        return 128 + int(signum)
     except Exception as error:
         if _is_usage(error):
             ending.note(f"gpu-sa: error: {error}")

@@ -4,8 +4,8 @@
     74      EX_IOERR: the output failed (standard output closed, a broken pipe, a full disk) or a
             --dump-states file could not be written; what was printed before stays printed
     129     stopped by SIGHUP  } at the next safe point, after reporting the best found so far;
-    130     stopped by SIGINT  } a second signal aborts at once with the status of that signal
-    143     stopped by SIGTERM }
+    130     stopped by SIGINT  } a second signal aborts at once with the status of that signal,
+    143     stopped by SIGTERM } unless it is the same signal within a second (the same request)
     2       bad input, a bad option, or an environment the program cannot run in (one line)
     1       some puzzle was not solved, has no solution, or fewer results than asked were made
     0       everything asked was done
@@ -24,12 +24,14 @@ import os
 import signal
 import sys
 import threading
+import time
 import traceback
 
 from . import stop
 
 OK, UNSOLVED, USAGE, SOFTWARE, IOERR = 0, 1, 2, 70, 74
 SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+SAME_REQUEST_SECONDS = 1.0  # the same stop signal again this soon after the first is the same request
 DEBUG_VARIABLE = "GPU_SA_DEBUG"  # set to 1 to see the traceback of an internal error
 
 
@@ -91,6 +93,16 @@ def note(text: str, end: str = "\n") -> None:
         sys.stderr.flush()
     except (OSError, ValueError):
         _silence(2)
+
+
+def note_flush() -> None:
+    """Flush both streams before ``os._exit``, quietly (the status is decided; a failure now changes nothing)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
 
 
 def flush() -> None:
@@ -179,8 +191,12 @@ def _request(signum, frame):
 
 
 def _watch(read_end: int) -> None:
-    """Count the signals as the C-level handler reports them; the second one ends the process."""
-    seen = 0
+    """Count the signals as the C-level handler reports them; the second one ends the process, unless it is the
+    same signal within SAME_REQUEST_SECONDS of the first: GNU timeout signals the process and then its whole
+    group, a terminal and process managers signal every process of a group, so one request can arrive twice,
+    and the partial result must still be printed."""
+    first = None  # when the first signal came
+    first_signal = None
     while True:
         try:
             data = os.read(read_end, 64)
@@ -191,10 +207,12 @@ def _watch(read_end: int) -> None:
         for signum in data:
             if signum not in SIGNALS:
                 continue
-            seen += 1
-            if seen == 1:
+            if first is None:
+                first, first_signal = time.monotonic(), signum
                 stop.request(signum)
                 continue
+            if signum == first_signal and time.monotonic() - first < SAME_REQUEST_SECONDS:
+                continue  # the same request, delivered twice
             with contextlib.suppress(OSError):
                 os.write(2, f"gpu-sa: {signal.Signals(signum).name} again: aborting\n".encode())
             os._exit(128 + signum)
@@ -210,7 +228,12 @@ def last_resort(error: BaseException) -> int:
              f"check its installation and environment variables (e.g. NUMBA_NUM_THREADS)")
         return USAGE
     if isinstance(error, MemoryError):
-        note("gpu-sa: error: out of memory; ask for fewer chains or a smaller puzzle")
+        from .limits import memory_context
+
+        doing = memory_context(error)
+        note(f"gpu-sa: error: out of memory while {doing}" if doing else
+             "gpu-sa: error: out of memory (in a step that does not say what it allocates: please report it with "
+             "the command line)")
         return USAGE
     note(f"gpu-sa: internal error: {error.__class__.__name__}: {_first_line(error)}. This is a bug: please report "
          f"it with the command line (run with {DEBUG_VARIABLE}=1 for the traceback)")

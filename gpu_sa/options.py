@@ -17,7 +17,14 @@ ranges. Options that make sense only for some values of another option say so
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
+
+MB = 1_000_000  # bytes: input limits are in MB
+MAX_INPUT_MB = 16  # an input file (puzzles, @FILE lists, traces) holds at most this much unless --max-input says more
+MAX_INTEGER = 2**63 - 1  # what the compiled code holds; every integer option is checked against it
+MAX_SECONDS = 1e9  # time limits: about 32 years, and still exact as a float deadline
+SHOWN = 60  # characters of a bad value quoted in an error line, at most
 
 
 class UsageError(ValueError):
@@ -35,6 +42,10 @@ class Value:
     def metavar(self) -> str | None:
         return None
 
+    def expected_for(self, text: str) -> str:
+        """What was expected, as the error line for ``text`` says it."""
+        return self.expected
+
 
 def _number(text: str) -> float | int:
     """An int from '250000', '250_000', '+3'; a float from '2.5e5', '1.0'; ValueError otherwise."""
@@ -49,39 +60,52 @@ class Integer(Value):
     """A whole number in [low, high]; 2.5e5 and 250_000 are accepted when they are whole."""
 
     low: int = 0
-    high: int | None = None
+    high: int = MAX_INTEGER
 
     @property
     def expected(self) -> str:
-        if self.high is None:
+        if self.high == MAX_INTEGER:  # no bound of its own: the machine's, named only to a value past it
             return f"an integer >= {self.low}"
         return f"an integer from {self.low} to {self.high}"
+
+    def expected_for(self, text: str) -> str:
+        try:
+            number = _number(text)
+        except ValueError:
+            return self.expected
+        if isinstance(number, int) and number > self.high:
+            return f"an integer from {self.low} to {self.high}"
+        return self.expected
 
     def __call__(self, text: str) -> int:
         number = _number(text)
         if isinstance(number, float) and not (math.isfinite(number) and number == int(number)):
             raise ValueError(text)
         value = int(number)
-        if value < self.low or (self.high is not None and value > self.high):
+        if value < self.low or value > self.high:
             raise ValueError(text)
         return value
 
 
 @dataclass(frozen=True)
 class Real(Value):
-    """A finite number above ``above`` (exclusive)."""
+    """A finite number above ``above`` (exclusive) and at most ``high``."""
 
     above: float = 0.0
+    high: float | None = None
 
     @property
     def expected(self) -> str:
-        return f"a number > {self.above:g}"
+        return f"a number > {self.above:g}" + ("" if self.high is None else f" and at most {self.high:g}")
 
     def __call__(self, text: str) -> float:
         value = float(_number(text))
-        if not (math.isfinite(value) and value > self.above):
+        if not (math.isfinite(value) and value > self.above and (self.high is None or value <= self.high)):
             raise ValueError(text)
         return value
+
+
+SECONDS = Real(high=MAX_SECONDS)  # a time limit
 
 
 @dataclass(frozen=True)
@@ -181,9 +205,17 @@ class Option:
             return text
         try:
             return self.value(text)
-        except ValueError:
+        except (ValueError, OverflowError):
             why = f" ({self.purpose})" if self.purpose else ""
-            raise UsageError(f"{self.flag} {text}: expected {self.value.expected}{why}") from None
+            raise UsageError(f"{self.flag} {shown(text)}: expected {self.value.expected_for(text)}{why}") from None
+
+
+def shown(text: str) -> str:
+    """A value as an error line quotes it: whole when short, else its ends and its length (a 100,000-digit
+    --seed is not echoed back whole)."""
+    if len(text) <= SHOWN:
+        return text
+    return f"{text[:SHOWN // 2]}...{text[-10:]} ({len(text):,} characters)"
 
 
 def given(args, option: Option) -> bool:
@@ -217,8 +249,44 @@ def check_cooling(t0: float, t_end: float, start: str = "--t0", end: str = "--t-
                          f"annealing cools: the first temperature must be at least the last")
 
 
-def read_text(path: str, stdin=None) -> tuple[str, str]:
-    """(text, source name) of a file, or of standard input for '-'; UsageError in one line otherwise."""
+def check_output(path: str, flag: str, *, overwrite: bool = False, force_flag: str = "--force") -> None:
+    """One line (UsageError) unless ``path`` names a plain file that can be written: not an empty name, a
+    directory, a device, a pipe or a socket, and in a directory that exists; an existing file only when
+    ``overwrite`` (else the line names ``force_flag``)."""
+    import stat
+
+    if path == "":
+        raise UsageError(f"{flag} '': an empty file name")
+    if path.endswith(("/", os.sep)) or os.path.isdir(path):
+        raise UsageError(f"{flag} {path}: is a directory; name a file")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:
+        raise UsageError(f"{flag} {path}: {error.strerror or error}") from None
+    if mode is not None:
+        if not stat.S_ISREG(mode):
+            raise UsageError(f"{flag} {path}: not a regular file (a device, a pipe or a socket); name a file")
+        if not overwrite:
+            raise UsageError(f"{flag} {path}: already exists; {force_flag} overwrites it")
+    directory = os.path.dirname(path) or "."
+    if not os.path.isdir(directory):
+        raise UsageError(f"{flag} {path}: directory {directory} does not exist")
+
+
+def max_input_option(what: str = "an input file") -> "Option":
+    return Option("--max-input", f"read at most this many MB of {what} (default {MAX_INPUT_MB}); a larger or "
+                  f"endless input is refused in one line", Integer(1, 10**6), metavar="MB",
+                  purpose="MB of input at most")
+
+
+def read_text(path: str, stdin=None, *, max_mb: int | None = None) -> tuple[str, str]:
+    """(text, source name) of a file, or of standard input for '-'; UsageError in one line otherwise.
+
+    At most ``max_mb`` MB (default MAX_INPUT_MB) are read: a larger input, or an endless one (/dev/zero,
+    a pipe that never closes), is refused as soon as the limit is passed, and a stop request (Ctrl-C)
+    ends the reading within a fifth of a second (``gpu_sa.stop.Interrupted``), even while it waits."""
     import sys
 
     if path == "-":
@@ -226,19 +294,71 @@ def read_text(path: str, stdin=None) -> tuple[str, str]:
         if stream is None:
             raise UsageError("standard input is closed: nothing to read from '-'")
         try:
-            data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
+            data = read_limited(getattr(stream, "buffer", stream), "<stdin>", max_mb)
         except OSError as error:
             raise UsageError(f"<stdin>: cannot read: {error.strerror or error}") from None
         return _decoded(data, "<stdin>"), "<stdin>"
     try:
         with open(path, "rb") as handle:
-            return _decoded(handle.read(), path), path
+            return _decoded(read_limited(handle, path, max_mb), path), path
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise UsageError(f"{path}: is a directory") from None
     except OSError as error:
         raise UsageError(f"{path}: {error.strerror or error}") from None
+
+
+READ_CHUNK = 1 << 20
+
+
+def read_limited(handle, source: str, max_mb: int | None = None):
+    """Everything ``handle`` holds, read a chunk at a time, refused past ``max_mb`` MB (default MAX_INPUT_MB;
+    characters for a text stream); the stop flag is polled between chunks and while waiting for a pipe or a
+    terminal. OSError as the handle raises it."""
+    from . import limits, stop
+
+    limit = (MAX_INPUT_MB if max_mb is None else max_mb) * MB
+    with limits.doing(f"reading {source} (an input is held whole in memory; --max-input bounds it, now "
+                      f"{limit // MB:,} MB)"):
+        return _read_chunks(handle, source, limit, stop)
+
+
+def _read_chunks(handle, source, limit, stop):
+    descriptor = _descriptor(handle)
+    parts, size = [], 0
+    while True:
+        stop.check(f"reading {source}")
+        if descriptor is not None:
+            if not _readable(descriptor):
+                continue
+            part = os.read(descriptor, READ_CHUNK)
+        else:
+            part = handle.read(READ_CHUNK)
+        if not part:
+            break
+        parts.append(part)
+        size += len(part)
+        if size > limit:
+            raise UsageError(f"{source}: input larger than {limit // MB:,} MB; --max-input MB reads more")
+    return "".join(parts) if parts and isinstance(parts[0], str) else b"".join(parts)
+
+
+def _descriptor(handle) -> int | None:
+    try:
+        return handle.fileno()
+    except (AttributeError, OSError, ValueError):  # a stream in memory (a test's, an embedding program's)
+        return None
+
+
+def _readable(descriptor: int, seconds: float = 0.2) -> bool:
+    """Whether a read would not block (a file always; a pipe or terminal once data or its end is there)."""
+    import select
+
+    try:
+        return bool(select.select([descriptor], [], [], seconds)[0])
+    except (OSError, ValueError):  # no select for this descriptor (Windows pipes): read and wait
+        return True
 
 
 def _decoded(data, source: str) -> str:

@@ -19,6 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from . import trace as trace_module
+from .options import MAX_INPUT_MB
 
 HELP = "draw a run's trace (cost, acceptance, temperature) or a TTS table as PNG, SVG or PDF"
 DESCRIPTION = ("Draw TRACE, a file written by 'solve --trace' (cost and acceptance against moves and against "
@@ -39,7 +40,8 @@ def add_arguments(parser) -> None:
                                                        "output of 'bench/tts.py --json'")
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="picture to write; its suffix picks the format: .png, .svg or .pdf (an existing file "
-                             "is replaced)")
+                             "is replaced, as by every plotting tool; a directory, a device or an empty name is "
+                             "refused)")
     parser.add_argument("--kind", choices=("auto", "trace", "tts"), default="auto",
                         help="what TRACE holds (default: auto, from its content)")
     parser.add_argument("--puzzle", action="append", metavar="LABEL",
@@ -49,12 +51,29 @@ def add_arguments(parser) -> None:
                         help="tts: TTS99 in moves per chain (default; device independent) or in seconds at the "
                              "proposal rate measured by the run")
     parser.add_argument("--title", default=None, help="title above the picture (default: the file's name)")
+    parser.add_argument("--max-input", type=_megabytes, default=None, metavar="MB",
+                        help=f"read at most this many MB of TRACE (default {MAX_INPUT_MB}); a larger or endless file "
+                             f"is refused in one line")
+
+
+def _megabytes(text):
+    import argparse
+
+    from .options import Integer, shown
+
+    try:
+        return Integer(1, 10**6)(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer from 1 to 1000000, got {shown(text)}") from None
 
 
 def run(args) -> int:
+    from .options import check_output
+
+    check_output(args.output, "--output", overwrite=True)  # a file: not a directory, a device or an empty name
     try:
         picture_format = _picture_format(args.output)
-        kind, records = load(args.input, args.kind)
+        kind, records = load(args.input, args.kind, max_mb=args.max_input)
         records = _select(records, args.puzzle)
         try:
             import matplotlib
@@ -77,15 +96,15 @@ def run(args) -> int:
     return EXIT_DRAWN
 
 
-def load(path, kind: str = "auto") -> tuple[str, list[dict]]:
-    """(kind, records) of a trace file or of ``bench/tts.py --json`` output."""
-    tts = _tts_records(path) if kind in ("auto", "tts") else []
+def load(path, kind: str = "auto", *, max_mb: int | None = None) -> tuple[str, list[dict]]:
+    """(kind, records) of a trace file or of ``bench/tts.py --json`` output (at most ``max_mb`` MB of it)."""
+    tts = _tts_records(path, max_mb) if kind in ("auto", "tts") else []
     if tts:
         _check_numbers(path, tts, ("budget", "p", "tts99_moves", "tts99_seconds"))
         return "tts", tts
     if kind == "tts":
         raise PlotError(f"{path}: no JSON line of 'bench/tts.py --json' (with 'budget' and 'p') in it")
-    records = trace_module.read(path)
+    records = trace_module.read(path, max_mb=max_mb)
     if not records:
         raise PlotError(f"{path}: no records")
     _check_numbers(path, records, ("trial", "moves", "temperature", "best_cost"),
@@ -104,9 +123,9 @@ def _check_numbers(path, records, required, optional=()):
                 raise PlotError(f"{path}: record {index} has {what} {name}, not a number")
 
 
-def _tts_records(path):
+def _tts_records(path, max_mb=None):
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = trace_module.read_bytes(path, max_mb).decode("utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return []  # trace_module.read says why in one line
     records = []

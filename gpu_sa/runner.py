@@ -40,15 +40,16 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from . import backends as backends_module
-from . import rng
+from . import limits, rng
 from . import schedule as schedule_module
 from . import stop as stop_module
 from .exchange import exchange_table
 from .kernels import NO_EXCHANGE, Chains, Chunk
-from .moves import AnnealMove, ChainState, stack_moves
+from .moves import AnnealMove, ChainState, stack_moves, state_bytes
 
 TARGET_CHUNK_SECONDS = 0.25
 MAX_CHUNK_PLATEAUS = 1 << 16  # bounds the acceptance table sent per launch
+PROBE_PROPOSALS = 1 << 16  # the first chunk's proposals at most (chains x moves): it measures the rate
 MAX_LAUNCH_MOVES = 1 << 30  # the kernels count a launch's moves in 32 bits
 DEFAULT_CHAINS = {"cpu": 256, "numpy": 64}  # cuda: enough to fill the device (backends.CudaBackend.default_chains)
 # The tuned defaults, from bench/tts.py (bench/RESULTS.md): with move swap, a geometric schedule
@@ -172,7 +173,7 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None
                        stop_when=stop_when)
     source = _Source(puzzles, options)
     with _interrupts():
-        while source.peek() is not None and not stop_module.requested():
+        while source.peek() is not None and not stop_module.requested() and not (stop_when is not None and stop_when()):
             first = source.peek()[2]
             shared = batch != 1 and source.more_than_one()
             rows = options.chains or (backend.dataset_chains(first) if shared else backend.default_chains(first))
@@ -357,9 +358,15 @@ class _Batch:
         backend = self.backend
         setup_start = time.perf_counter()
         self._restack()
-        self.state = backend.allocate(self.move, self.rows * len(self.slots))
-        starting = [True] * len(self.slots)
-        backend.init(self.state, self.move, self.chains_for(starting))
+        rows = self.rows * len(self.slots)
+        with limits.doing(f"setting up the chains' state ({rows:,} chains, "
+                          f"{limits.format_bytes(state_bytes(self.move, rows))}; fewer --chains take less)"):
+            self.state = backend.allocate(self.move, rows)
+            starting = [True] * len(self.slots)
+            ready = backend.init(self.state, self.move, self.chains_for(starting), halted=self._halted)
+        if not ready:
+            yield from self._abandon(starting)
+            return
         # A launch of zero moves compiles the advance code (seconds with numba) and changes nothing,
         # so ``seconds`` measures annealing alone.
         backend.advance(self.state, self.move, self.chains_for(starting), self.chunk(0, 0))
@@ -370,7 +377,25 @@ class _Batch:
             starting = self._next_round()
             if not any(starting):
                 break
-            backend.init(self.state, self.move, self.chains_for(starting))
+            if not backend.init(self.state, self.move, self.chains_for(starting), halted=self._halted):
+                yield from self._abandon(starting)
+                return
+        yield from self._emit()
+
+    def _halted(self) -> bool:
+        """A stop request (the process's flag, or ``stop_when``): asked between pieces of the chains' set-up."""
+        return stop_module.requested() or (self.options.stop_when is not None and self.options.stop_when())
+
+    def _abandon(self, starting):
+        """A stop came while fresh chains were being set up: a puzzle that has run a trial reports its best (the
+        trial being set up never ran); one that has not reports nothing, like a puzzle the stop came before
+        (it is the newest taken, so every earlier result still leaves in order)."""
+        for position, flag in enumerate(starting):
+            slot = self.slots[position]
+            if flag and slot is not None and slot.best is not None:
+                slot.trial -= 1
+                slot.stopped, slot.finished = "interrupted", True
+                self._finish(slot)  # no chains' state to keep: their rows are half set up
         yield from self._emit()
 
     def _fill(self):
@@ -418,7 +443,7 @@ class _Batch:
         backend, options, length = self.backend, self.options, self.schedule.plateau_length
         running = [slot is not None and not slot.finished for slot in self.slots]
         stall_moves = None if options.stall_plateaus is None else options.stall_plateaus * length
-        chunk = options.chunk_moves or self.first_move.plateau_length
+        chunk = options.chunk_moves or first_chunk(length, self.rows * sum(running))
         moves_done = 0
         start = time.perf_counter()
         for slot, flag in zip(self.slots, running):
@@ -449,6 +474,7 @@ class _Batch:
                     slot.trial_moves += launched
             lowest, latest = backend.summary(self.state, self.rows)
             now = time.perf_counter()
+            chunk_seconds = now - launch_start  # the launch and the summary: what delays the next stop check
             if options.progress is not None:
                 accepted_before = self._report(running, lowest, launched,
                                                getattr(backend, "kernel_seconds", None) or launch_seconds,
@@ -462,7 +488,7 @@ class _Batch:
                 elif stall_moves is not None and moves_done >= int(latest[position]) + stall_moves:
                     self._end_trial(position, "stalled", running)
             if options.chunk_moves is None:
-                chunk = _next_chunk(chunk, launch_seconds, length, self._time_left(running, now))
+                chunk = _next_chunk(chunk, launched, chunk_seconds, length, self._time_left(running, now))
         for position in range(len(self.slots)):
             if running[position]:
                 self._end_trial(position, "max_moves", running)
@@ -556,15 +582,26 @@ class _Batch:
         return accepted.copy()
 
 
-def _next_chunk(chunk, launch_seconds, plateau_length, time_left):
-    if launch_seconds < TARGET_CHUNK_SECONDS / 2:
+def first_chunk(plateau_length: int, rows: int) -> int:
+    """The first chunk's moves: one plateau, or fewer when one plateau of every chain would be more than
+    PROBE_PROPOSALS proposals (a 64x64 grid's plateau of 65,536 chains is 268 million proposals, seconds on
+    a CPU): this chunk measures the rate, so it must be short whatever the launch."""
+    return max(1, min(plateau_length, PROBE_PROPOSALS // max(rows, 1)))
+
+
+def _next_chunk(chunk, launched, chunk_seconds, plateau_length, time_left):
+    """The next chunk's moves, from the last one (``chunk`` planned, ``launched`` run in ``chunk_seconds``):
+    doubled while a chunk takes less than half the target (the same sequence whatever the machine, as long
+    as chunks are quick), cut down to the measured rate when one took more than twice the target, so that a
+    stop request or the time limit waits about TARGET_CHUNK_SECONDS, never a whole plateau of a huge launch."""
+    if chunk_seconds < TARGET_CHUNK_SECONDS / 2:
         chunk *= 2
-    elif launch_seconds > TARGET_CHUNK_SECONDS * 4 and chunk > plateau_length:
-        chunk //= 2
-    if time_left is not None and launch_seconds > 0:
+    elif chunk_seconds > TARGET_CHUNK_SECONDS * 2:
+        chunk = int(launched * TARGET_CHUNK_SECONDS / chunk_seconds)
+    if time_left is not None and chunk_seconds > 0:
         # do not overshoot the time limit by more than about one target chunk
-        rate = chunk / launch_seconds
-        chunk = min(chunk, max(plateau_length, int(rate * max(time_left, TARGET_CHUNK_SECONDS))))
+        rate = launched / chunk_seconds
+        chunk = min(chunk, int(min(rate * max(time_left, TARGET_CHUNK_SECONDS), MAX_LAUNCH_MOVES)))
     return max(1, min(chunk, MAX_CHUNK_PLATEAUS * plateau_length, MAX_LAUNCH_MOVES))
 
 

@@ -250,6 +250,7 @@ def _positive(name, value):
 
 
 def _length(plateau_length):
-    if int(plateau_length) != plateau_length or plateau_length < 1:
-        raise ValueError(f"plateau length must be a positive integer, got {plateau_length}")
+    if int(plateau_length) != plateau_length or not 1 <= plateau_length < 2**31:
+        raise ValueError(f"plateau length must be an integer from 1 to 2**31 - 1 (the kernels count a plateau's "
+                         f"moves in 32 bits), got {plateau_length}")
     return int(plateau_length)

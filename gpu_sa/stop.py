@@ -9,7 +9,8 @@ within a fraction of a second wherever the program is. Python loops call ``reque
     FLAG[0] = 1     stop at the next safe point and report what was found so far
 
 ``signal_number()`` tells which signal asked (0: none, or a request from code), so that the
-command can exit with 128 + that number.
+command can exit with 128 + that number. Work that has nothing to report yet (reading and parsing the
+input, preparing a puzzle) calls ``check(what)``, which raises ``Interrupted`` once a stop is asked.
 """
 from __future__ import annotations
 
@@ -17,6 +18,16 @@ import numpy as np
 
 FLAG = np.zeros(1, dtype=np.uint8)
 _signal = [0]
+
+
+class Interrupted(Exception):
+    """A stop request ended work that had nothing to report yet; ``str``: what was being done ("reading x.txt")."""
+
+
+def check(what: str) -> None:
+    """Raise ``Interrupted(what)`` once a stop has been asked (Python loops poll it between steps)."""
+    if FLAG[0]:
+        raise Interrupted(what)
 
 
 def request(signum: int = 0) -> None:

@@ -12,7 +12,7 @@ A record is the puzzle's label followed by every field of ``gpu_sa.runner.Progre
 
 The format follows the name: ``.csv`` is CSV with a header line, anything else JSON Lines.
 Each record is flushed as it is written, so a run that is killed keeps its trace up to its
-last chunk. An existing file is never overwritten.
+last chunk. An existing file is overwritten only when asked (``overwrite=True``; ``--force``).
 """
 from __future__ import annotations
 
@@ -34,14 +34,14 @@ class TraceError(ValueError):
 class TraceWriter:
     """Write progress records to ``path`` (JSON Lines, or CSV when the name ends in ``.csv``)."""
 
-    def __init__(self, path):
+    def __init__(self, path, *, overwrite: bool = False):
         self.path = Path(path)
         self.csv = self.path.suffix.lower() == ".csv"
         try:
-            self._file = open(self.path, "x", encoding="utf-8", newline="")
+            self._file = open(self.path, "w" if overwrite else "x", encoding="utf-8", newline="")
         except FileExistsError:
-            raise TraceError(f"{self.path}: exists; a trace is never overwritten (remove it or choose another "
-                             f"name)") from None
+            raise TraceError(f"{self.path}: exists; a trace is never overwritten unless asked (--force overwrites "
+                             f"it), else remove it or choose another name") from None
         except OSError as error:
             raise TraceError(f"{self.path}: {error.strerror}") from None
         self._columns = None
@@ -84,15 +84,15 @@ class TraceWriter:
         return False
 
 
-def read(path) -> list[dict]:
+def read(path, *, max_mb: int | None = None) -> list[dict]:
     """Every record of a trace file (JSON Lines or CSV, told apart by content), numbers as numbers.
 
     A last JSON line cut short (the run was killed while writing it) is dropped; any other line
-    that is not a JSON object is an error.
+    that is not a JSON object is an error. At most ``max_mb`` MB are read (``options.read_limited``).
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bytes(path, max_mb).decode("utf-8")
     except UnicodeDecodeError:
         raise TraceError(f"{path}: not a text file (UTF-8)") from None
     except OSError as error:  # "No such file or directory", "Is a directory", ...
@@ -100,6 +100,14 @@ def read(path) -> list[dict]:
     if text.lstrip().startswith("{"):
         return _read_json_lines(path, text)
     return _read_csv(path, text)
+
+
+def read_bytes(path, max_mb: int | None = None) -> bytes:
+    """The file's bytes, at most ``max_mb`` MB (a larger or endless file: ``options.UsageError``)."""
+    from .options import read_limited
+
+    with open(path, "rb") as handle:
+        return read_limited(handle, str(path), max_mb)
 
 
 def _read_json_lines(path, text):

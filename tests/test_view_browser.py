@@ -5,16 +5,21 @@ screenshot of its state in a temporary folder; GPU_SA_UPDATE_DOCS=1 writes them 
 (the README shows them). Without Selenium or Chromium the tests skip with the reason; under
 CI (CI=true) a missing browser is a failure, since .ci/run installs one.
 """
+import http.server
 import importlib.util
+import json
 import os
 import shutil
 import tempfile
+import threading
+import time
 
 import numpy as np
 import pytest
 
 import gpu_sa
 from conftest import ROOT
+from gpu_sa.view import server as view_server
 from view_helpers import CLASH, EASY, STALLS, cli_error_line, running_server
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -48,6 +53,7 @@ def driver():
     profile = tempfile.mkdtemp(prefix="gpu-sa-chromium-")
     for flag in FLAGS + (f"--user-data-dir={profile}",):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console: CSP reports
     browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     yield browser
     browser.quit()
@@ -186,3 +192,117 @@ def test_a_bad_grid_shows_the_clis_line(page, tmp_path, monkeypatch, capsys):
     assert text_of(page, "message") == cli_error_line(CLASH, monkeypatch, capsys)
     assert board(page)[0] == "empty"
     screenshot(page, "view_bad_grid", tmp_path)
+
+
+# Another site's page, served from another port of the same host (another origin): it tries what a hostile
+# page can do without the user's consent: "simple" POSTs that need no CORS preflight (text/plain, a form),
+# a JSON POST (which needs a preflight the server never grants), and framing the page to click its buttons.
+HOSTILE = """<!doctype html><html><head><meta charset="utf-8"><title>another site</title></head><body>
+<form id="form" method="post" enctype="text/plain" target="sink" action="TARGET/api/anneal">
+<input name='{"text": "EASY", "x": "' value='"}'></form>
+<iframe name="sink"></iframe><iframe id="frame" src="TARGET/"></iframe><pre id="results"></pre>
+<script>
+const results = {};
+async function attempt(name, path, init) {
+  try {
+    const response = await fetch("TARGET" + path, {method: "POST", body: JSON.stringify({text: "EASY"}), ...init});
+    results[name] = `${response.type} ${response.status}`;
+  } catch (error) {
+    results[name] = "blocked";
+  }
+}
+(async () => {
+  await attempt("solve no-cors text/plain", "/api/solve", {mode: "no-cors", headers: {"Content-Type": "text/plain"}});
+  await attempt("anneal no-cors text/plain", "/api/anneal", {mode: "no-cors", headers: {"Content-Type": "text/plain"}});
+  await attempt("rounds no-cors", "/api/rounds", {mode: "no-cors"});
+  await attempt("solve json", "/api/solve", {headers: {"Content-Type": "application/json"}});
+  document.getElementById("form").submit();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  document.getElementById("results").textContent = JSON.stringify(results);
+  document.body.dataset.done = "1";
+})();
+</script></body></html>"""
+
+
+def serve_hostile(target):
+    page = HOSTILE.replace("TARGET", target.rstrip("/")).replace("EASY", EASY).encode()
+
+    class Hostile(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args):
+            pass
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    return other
+
+
+def test_another_sites_page_cannot_make_the_server_work(server, driver, monkeypatch):
+    seen = []  # every POST's sender, and whether it was let through
+    original = view_server.Handler._check_sender
+
+    def watched(handler):
+        try:
+            original(handler)
+        except Exception as error:
+            seen.append((handler.path, handler.headers.get("Origin"), getattr(error, "status", None)))
+            raise
+        seen.append((handler.path, handler.headers.get("Origin"), 200))
+
+    monkeypatch.setattr(view_server.Handler, "_check_sender", watched)
+    calls = []
+    for name in ("load", "rounds", "solve"):
+        monkeypatch.setattr(view_server.api, name, lambda *a, _n=name, **k: calls.append(_n))
+    other = serve_hostile(server.url)
+    try:
+        driver.get_log("browser")  # drop earlier entries
+        driver.get(f"http://127.0.0.1:{other.server_address[1]}/")
+        wait(driver, lambda d: d.find_element("tag name", "body").get_attribute("data-done") == "1")
+        results = json.loads(text_of(driver, "results"))
+        log = " ".join(entry["message"] for entry in driver.get_log("browser"))
+    finally:
+        other.shutdown()
+        other.server_close()
+    # the JSON POST's preflight got no CORS grant; the "simple" POSTs went out (the server saw them, below), and
+    # their answers are refused to the page (Cross-Origin-Resource-Policy: same-origin)
+    assert set(results.values()) == {"blocked"}, results
+    refused = [entry for entry in seen if entry[2] == 403]
+    assert {path for path, _, _ in refused} >= {"/api/solve", "/api/anneal", "/api/rounds"}, seen
+    assert all(origin == f"http://127.0.0.1:{other.server_address[1]}" for _, origin, _ in refused)
+    assert not [entry for entry in seen if entry[2] == 200] and calls == [] and not server.runs
+    assert "frame-ancestors" in log or "X-Frame-Options" in log, log  # the page refused to be framed
+
+
+def test_the_page_runs_under_its_content_security_policy(page):
+    page.get_log("browser")
+    click(page, "solve")
+    wait(page, lambda d: board(d)[0] == "solved-exact")
+    assert "Content Security Policy" not in " ".join(entry["message"] for entry in page.get_log("browser"))
+
+
+def test_the_page_stops_an_anneal_it_did_not_start(page, server):
+    from view_helpers import request
+
+    empty64 = "\n".join([" ".join(["0"] * 64)] * 64)
+    other = threading.Thread(target=request, args=(server, "POST", "/api/anneal",
+                                                   {"text": empty64, "chains": 64, "seed": "1", "time_limit": 120}))
+    other.start()  # a client that is not this page
+    deadline = time.monotonic() + WAIT
+    while not server.runs and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.runs
+    type_grid(page, EASY)
+    click(page, "anneal")
+    wait(page, lambda d: "another anneal is running" in text_of(d, "message"))
+    wait(page, lambda d: d.find_element("id", "stop").is_enabled())
+    click(page, "stop")
+    other.join(30)
+    assert not other.is_alive() and not server.runs
+    wait(page, lambda d: text_of(d, "anneal-status").startswith("The other run is stopping"))
+    assert not page.find_element("id", "stop").is_enabled()

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import runner, schedule as schedule_module
+from .. import runner, schedule as schedule_module, stop
 from ..moves import state_bytes
-from ..options import UsageError, check_cooling, read_text
+from ..options import UsageError, check_cooling, check_output, read_text
 
 CHAIN_INDICES = 2**32  # chain indices are one 32-bit word of the Philox counter
 LAWS = ("geometric", "sirdey", "list")
@@ -91,26 +91,25 @@ def check_chains(anneal_move, chains: int, trials: int | None) -> None:
                          f"(each chain has its own random stream, numbered in 32 bits)")
 
 
-def dump_paths(path: str | None, count: int) -> list[str | None]:
-    """PATH.npz for one puzzle, PATH-1.npz, PATH-2.npz, ... for several; checked before any run."""
+def dump_paths(path: str | None, count: int, *, overwrite: bool = False) -> list[str | None]:
+    """PATH.npz for one puzzle, PATH-1.npz, PATH-2.npz, ... for several; checked before any run. ``.npz`` goes
+    only after a plain file name: an empty name, a directory or a device is refused, not suffixed; an
+    existing file is refused unless ``overwrite`` (--force)."""
     if path is None:
         return [None] * count
+    check_output(path, "--dump-states", overwrite=True)  # the name as given: a file, not a place
     stem = path[:-4] if path.endswith(".npz") else path
     paths = [stem + ".npz"] if count == 1 else [f"{stem}-{k}.npz" for k in range(1, count + 1)]
     for candidate in paths:
-        if os.path.exists(candidate):
-            raise UsageError(f"{candidate}: already exists; --dump-states never overwrites a file")
-        directory = os.path.dirname(candidate) or "."
-        if not os.path.isdir(directory):
-            raise UsageError(f"{candidate}: directory {directory} does not exist")
+        check_output(candidate, "--dump-states", overwrite=overwrite)
     return paths
 
 
-def dump_states(path: str, puzzle, result: runner.Result) -> None:
+def dump_states(path: str, puzzle, result: runner.Result, *, overwrite: bool = False) -> None:
     """Every chain's state after the run, as an .npz; OSError when the file cannot be written."""
     state = result.state
     base = puzzle.state_base
-    with open(path, "xb") as handle:  # "x": never overwrite, even if the file appeared meanwhile
+    with open(path, "wb" if overwrite else "xb") as handle:  # "x": not even a file that appeared meanwhile
         np.savez(handle, states=state.config.astype(np.int64) + base, costs=state.cost, accepted=state.accepted,
                  best_states=state.best_config.astype(np.int64) + base, best_costs=state.best_cost,
                  best_moves=state.best_move, **puzzle.instance_arrays())
@@ -285,7 +284,8 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
         if violations:
             raise RuntimeError(f"{puzzle.label}: the {method} solver's solution fails the validator: {violations[0]}")
     unique = None if answer.gave_up and answer.solutions < 2 else answer.solutions == 1
-    stopped = "solved" if solved else ("time_limit" if answer.gave_up else "no_solution")
+    given_up = "interrupted" if stop.requested() else "time_limit"  # a stop request ends a solver as its limit does
+    stopped = "solved" if solved else (given_up if answer.gave_up else "no_solution")
     json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
     record = {"puzzle": puzzle.label, "method": method, "solved": solved,
               "solution": puzzle.answer(answer.solution, json_fmt) if solved else None, "cost": 0 if solved else None,
@@ -295,7 +295,8 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
     if check_unique:
         record["unique"] = unique
     if not solved:
-        reason = "time limit reached" if answer.gave_up else "the puzzle has no solution"
+        reason = given_up.replace("_", " ") + (" reached" if given_up == "time_limit" else "") if answer.gave_up \
+            else "the puzzle has no solution"
         return Answer(puzzle.label, False, stopped, record,
                       f"{puzzle.label}: not solved by {method}: {reason} ({answer.seconds:.3f} s)")
     lines = [f"{puzzle.label}: solved by {method} in {answer.seconds:.3f} s ({_effort(answer)})"]

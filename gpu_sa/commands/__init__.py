@@ -73,9 +73,12 @@ def read_puzzles(args, path: str) -> list:
     """The chosen kind's puzzles of ``path``, once the formats asked for are known to be the kind's."""
     from ..options import read_text
 
+    from ..limits import doing
+
     check_formats(args, args.kind_module)
-    text, source = read_text(path)
-    return args.kind_module.parse(text, source, args.input_format)
+    text, source = read_text(path, max_mb=getattr(args, "max_input", None))
+    with doing(f"parsing {source} ({len(text):,} characters of puzzles)"):
+        return args.kind_module.parse(text, source, args.input_format)
 
 
 def add_options(parser, options) -> None:

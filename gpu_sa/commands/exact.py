@@ -1,7 +1,7 @@
 """gpu-sa exact: prove, count and solve puzzles exactly, each reported as it is done."""
 from __future__ import annotations
 
-from ..options import Integer, Option, Real
+from ..options import SECONDS, Integer, Option, max_input_option
 from . import add_input, input_format_option, output_format_option, read_puzzles
 
 HELP = "prove, count and solve puzzles exactly (seed 002's solver; the integer programs of seed 004)"
@@ -15,7 +15,7 @@ EPILOG = ("Exit status: 0 every puzzle has a solution, 1 some puzzle has none (o
           "'Exit status'.")
 def options():
     return (
-        input_format_option("exact"),
+        input_format_option("exact"), max_input_option("the puzzle file"),
         Option("--count-limit", "stop counting at this many solutions (default 2: is it 0, 1 or more than 1?)",
                Integer(1), default=2, purpose="solutions to count"),
         Option("--seed", "sudoku: break ties among the fewest-candidate cells and order digits from this seed, "
@@ -23,7 +23,7 @@ def options():
                "the search, and counts and 'no solution' stay exact; the answer depends on the seed only (default: "
                "the seed's deterministic search). Integer programs: HiGHS's random_seed (default 0)",
                Integer(0, 2**64 - 1)),
-        Option("--time-limit", "give up on a puzzle after about this many seconds (the answer says gave_up)", Real(),
+        Option("--time-limit", "give up on a puzzle after about this many seconds (the answer says gave_up)", SECONDS,
                metavar="SECONDS", purpose="seconds"),
         Option("--json", "one JSON object per puzzle per line: puzzle, solutions (count, capped at --count-limit), "
                "solution (the first, as in solve --json, or null), nodes, seconds, gave_up; with --seed also restarts "

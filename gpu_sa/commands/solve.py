@@ -8,7 +8,7 @@ import time
 from dataclasses import replace
 
 from .. import ending, stop
-from ..options import Choice, Integer, Option, Real, Text, UsageError
+from ..options import SECONDS, Choice, Integer, Option, Real, Text, UsageError, check_output, max_input_option
 from . import add_input, check_formats, input_format_option, kinds, output_format_option, read_puzzles
 
 HELP = "anneal every puzzle of a file"
@@ -56,7 +56,9 @@ ENGINE_OPTIONS = (
            "(default 100; 1 with --no-early-stop)", Integer(0), group=BUDGET, applies=ANNEALING),
     Option("--stall-plateaus", "the seed's ad-hoc stop: end a trial once no chain has lowered its best cost for N "
            "plateaus (the seed suggests 10000)", Integer(1), metavar="N", group=BUDGET, applies=ANNEALING),
-    Option("--time-limit", "stop each puzzle after about this many seconds", Real(), metavar="SECONDS", group=BUDGET),
+    Option("--time-limit", "stop each puzzle after about this many seconds (its annealing or search; reading, "
+           "preparing and checking a puzzle come on top, and grow with the grid: README, 'Limits')", SECONDS,
+           metavar="SECONDS", group=BUDGET),
     Option("--replicas", "replica exchange: chains in groups of R on a ladder of fixed temperatures, geometric from "
            "--t-end (coldest) up to --t0, neighbours exchanging temperatures every --exchange-interval moves by the "
            "Metropolis rule (--chains must be a multiple of R); 1 = plain annealing (default)", Integer(1),
@@ -68,7 +70,8 @@ ENGINE_OPTIONS = (
            "pip install 'gpu-sa[dask]'; README: 'Scale out with Dask')", Text("ADDRESS"), group=BUDGET,
            applies=ANNEALING),
     Option("--workers", "start a local Dask cluster of N worker processes (one thread each) for this run, stopped "
-           "at its end; the same answers as one process for the same seed (needs the dask extra)", Integer(1),
+           "at its end; the same answers as one process for the same seed (needs the dask extra); at most the cores "
+           "this process may use (more is lowered to that, with a note)", Integer(1),
            metavar="N", group=BUDGET, applies=ANNEALING),
     Option("--batch", "puzzles of the same kind and size that share one launch, each in its own chains (default: "
            "enough to fill four times the backend's default launch; 1 = one puzzle at a time); results still come in "
@@ -89,8 +92,8 @@ SCHEDULE_OPTIONS = (
     Option("--plateaus", "geometric: number of plateaus (default for sudoku 4000 at 9x9, 324,000 moves per chain; 1000 from 16x16 up; "
            "2000 for shikaku, 1000 for hashi)", Integer(1), group=SCHEDULE, applies={"schedule": ("geometric",), **ANNEALING}),
     Option("--plateau-length", "moves per plateau (default: the number of cells for sudoku, as in the seed; the "
-           "number of movable clues for shikaku, of movable edges for hashi)", Integer(1), group=SCHEDULE,
-           applies=ANNEALING),
+           "number of movable clues for shikaku, of movable edges for hashi; at most 2**31 - 1: the kernels count "
+           "a plateau's moves in 32 bits)", Integer(1), group=SCHEDULE, applies=ANNEALING),
     Option("--temperatures", "list: comma-separated temperatures, or @FILE with one per line", Text("LIST"),
            group=SCHEDULE, applies={"schedule": ("list",), **ANNEALING}),
 )
@@ -104,7 +107,7 @@ def _default_method(args) -> str:
 
 def options():
     return (
-        input_format_option("solve"),
+        input_format_option("solve"), max_input_option("the puzzle file"),
         Option("--method", _methods_help() + " (default: the kind's first: auto for sudoku, anneal for the others)",
                Choice(tuple(dict.fromkeys(m.name for module in kinds("solve").values() for m in module.METHODS))),
                default=_default_method),
@@ -125,12 +128,16 @@ def options():
                                               "input)."), group=OUTPUT),
         Option("--dump-states", "write an .npz with states (chains x cells, digits 1..N for sudoku; each clue's "
                "candidate number for shikaku; bridges per candidate edge for hashi), costs and accepted after the run, "
-               "once the result is printed; with several puzzles PATH-1.npz, PATH-2.npz, ...; never overwrites a "
-               "file", Text("PATH"), group=OUTPUT, applies=ANNEALING),
+               "once the result is printed; with several puzzles PATH-1.npz, PATH-2.npz, ...; PATH names a file "
+               "(a directory, a device or an empty name is refused); an existing file is refused unless --force",
+               Text("PATH"), group=OUTPUT, applies=ANNEALING),
         Option("--trace", "write one record per chunk of moves (puzzle, trial, moves, seconds, plateau, temperature, "
                "best and mean cost, acceptance, proposals per second) to FILE: JSON Lines, or CSV when FILE ends in "
-               ".csv; flushed per record, never overwrites a file; 'gpu-sa plot FILE' draws it", Text("FILE"),
+               ".csv; flushed per record; FILE names a file (a directory, a device or an empty name is refused); an "
+               "existing file is refused unless --force; 'gpu-sa plot FILE' draws it", Text("FILE"),
                group=OUTPUT, applies=ANNEALING),
+        Option("--force", "overwrite the files of --trace and --dump-states if they exist (without it an existing "
+               "file is an error, exit 2, as gzip and xz do without -f)", group=OUTPUT, applies=ANNEALING),
         Option("--quiet", "no progress or backend notes on stderr", short="-q", group=OUTPUT),
         Option("--check-unique", "after a solve, count solutions with the exact solver (up to 2; the ILP for shikaku "
                "and hashi) and report whether the one found is the only one (JSON key 'unique': true, false, or null "
@@ -159,6 +166,14 @@ def run(args) -> int:
         raise UsageError("--dask and --workers exclude each other: use a running scheduler or start a local cluster")
     if (args.dask is not None or args.workers is not None) and (args.dump_states or args.trace):
         raise UsageError("--dump-states and --trace need the chains in this process: not with --dask or --workers")
+    if args.workers is not None:
+        from ..backends import available_cores
+
+        cores = available_cores()
+        if args.workers > cores:  # one process per worker: more than the cores only queue and take memory
+            ending.note(f"gpu-sa: note: --workers {args.workers:,} is more than the {cores} cores this process may use; "
+                        f"starting {cores}")
+            args.workers = cores
     puzzles = read_puzzles(args, args.puzzle_file)
     method = methods[args.method]
     if method.exact:
@@ -205,7 +220,7 @@ def _anneal(app, kind, puzzles, args) -> int:
     trials = args.trials if args.trials is not None else (1 if args.no_early_stop else runner.DEFAULT_TRIALS)
     for move in moves:
         app.check_chains(move, args.chains or backend.default_chains(move), trials)
-    dumps = app.dump_paths(args.dump_states, len(puzzles))
+    dumps = app.dump_paths(args.dump_states, len(puzzles), overwrite=args.force)
     engine = {option.name: getattr(args, option.name) for option in ENGINE_OPTIONS
               if getattr(args, option.name) is not None and option.name not in ("batch", "replicas", "dask", "workers")}
     engine.update(backend=backend, early_stop=not args.no_early_stop, propagate=not args.no_propagate)
@@ -213,7 +228,8 @@ def _anneal(app, kind, puzzles, args) -> int:
     if args.trace is not None:
         from ..trace import TraceWriter
 
-        trace = TraceWriter(args.trace)  # checked before any run: an existing file is one line, exit 2
+        check_output(args.trace, "--trace", overwrite=True)  # a plain file; TraceWriter refuses an existing one
+        trace = TraceWriter(args.trace, overwrite=args.force)  # before any run: one line, exit 2
     on_cluster = args.dask is not None or args.workers is not None
     batched = args.batch != 1 and len(puzzles) > 1 and not any(dumps)
     if not args.quiet:
@@ -266,9 +282,11 @@ def _report(answers, puzzles, args, dumps, failures=()) -> int:
         ending.emit(json.dumps(answer.record) if args.json else answer.text)
         done += 1
         outcome.unsolved |= not answer.solved
-        if dump is not None:
+        if dump is not None and getattr(answer.result, "state", None) is None:
+            ending.note(f"gpu-sa: {dump}: not written: the run stopped while its chains were being set up")
+        elif dump is not None:
             try:
-                app.dump_states(dump, puzzles[done - 1], answer.result)
+                app.dump_states(dump, puzzles[done - 1], answer.result, overwrite=args.force)
             except OSError as error:
                 ending.note(f"gpu-sa: error: {dump}: cannot write the states: {error.strerror or error} "
                             f"(the result above stands)")

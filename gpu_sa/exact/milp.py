@@ -15,6 +15,7 @@ that is how ``random_seed`` gets there, the warning silenced for that one call.
 """
 from __future__ import annotations
 
+import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
+
+from gpu_sa import stop
 
 # scipy.optimize.milp status codes
 OPTIMAL, LIMIT_REACHED, INFEASIBLE, UNBOUNDED = 0, 1, 2, 3
@@ -80,16 +83,52 @@ class GrowingModel:
         if self.constraints:
             constraints = LinearConstraint(sp.vstack(self._blocks, format="csr"), np.concatenate(self._row_lower),
                                            np.concatenate(self._row_upper))
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=r"Unrecognized options detected: \{'random_seed'\}",
-                                    category=RuntimeWarning)
-            result = milp(self.objective, integrality=self.integrality, bounds=Bounds(self.lower, self.upper),
-                          constraints=constraints, options=options)
+        def run():
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=r"Unrecognized options detected: \{'random_seed'\}",
+                                        category=RuntimeWarning)
+                return milp(self.objective, integrality=self.integrality, bounds=Bounds(self.lower, self.upper),
+                            constraints=constraints, options=options)
+
+        result = _stoppable(run)
+        if result is None:  # a stop request: no answer, as when the time limit comes first
+            return LIMIT_REACHED, None
         if result.status == OPTIMAL:
             return OPTIMAL, np.rint(result.x).astype(np.int64)
         if result.status in (LIMIT_REACHED, INFEASIBLE):
             return result.status, None
         raise RuntimeError(f"HiGHS stopped with status {result.status}: {result.message}")
+
+
+ABANDONED: list = []  # HiGHS threads a stop left running: a program that exits with one alive must use os._exit
+# (HiGHS's own worker threads would meet C++'s static destructors: "terminate called without an active exception")
+
+
+def _stoppable(solve):
+    """``solve()``'s value, or None once a stop request (``gpu_sa.stop``) comes first. HiGHS cannot be told to
+    stop, so it runs on a thread of its own (it lets go of the interpreter while it works) and this thread
+    polls the flag; a run given up on goes on in the background until its own time limit, as a daemon that
+    does not keep the process alive."""
+    if stop.requested():
+        return None
+    box = {}
+
+    def work():
+        try:
+            box["value"] = solve()
+        except BaseException as error:  # handed to the caller's thread
+            box["error"] = error
+
+    worker = threading.Thread(target=work, name="gpu-sa-highs", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+        if stop.requested() and worker.is_alive():
+            ABANDONED.append(worker)
+            return None
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 def rows(index_lists, coefficient_lists, variables: int):

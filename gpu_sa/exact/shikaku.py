@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from gpu_sa import stop
 from gpu_sa.puzzles.shikaku.geometry import ShikakuGeometry, geometry
 
 from .milp import GrowingModel, IlpResult, enumerate_solutions, rows
@@ -31,8 +32,11 @@ def model_of(shape: ShikakuGeometry) -> GrowingModel:
     clue_rows = rows([np.arange(first[k], first[k + 1]) for k in range(shape.clues)],
                      [np.ones(first[k + 1] - first[k]) for k in range(shape.clues)], candidates)
     # Cell rows, built column by column (candidate by candidate) then transposed.
-    covered = [np.add.outer(np.arange(top, bottom + 1) * shape.cols, np.arange(left, right + 1)).ravel()
-               for top, left, bottom, right in shape.rectangles]
+    covered = []
+    for j, (top, left, bottom, right) in enumerate(shape.rectangles):
+        if not j & 4095:
+            stop.check("building the integer program")
+        covered.append(np.add.outer(np.arange(top, bottom + 1) * shape.cols, np.arange(left, right + 1)).ravel())
     cell_rows = rows(covered, [np.ones(len(cells)) for cells in covered], shape.rows * shape.cols).T
     model = GrowingModel(np.zeros(candidates), np.ones(candidates), np.ones(candidates))
     model.add(clue_rows, 1, 1)

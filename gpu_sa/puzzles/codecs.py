@@ -47,7 +47,7 @@ from typing import Callable, Iterable, Iterator, Optional, Tuple
 
 import numpy as np
 
-from .. import limits
+from .. import limits, stop
 from .errors import PuzzleError, PuzzleTooLarge
 
 EMPTY = -1     # a cell without a number
@@ -76,6 +76,8 @@ def blocks(text: str) -> Iterator[list[SourceLine]]:
     """
     block = []
     for number, raw in enumerate(text.splitlines(), start=1):
+        if not number & 1023:  # a file of many puzzles takes seconds: a Ctrl-C must not wait for its end
+            stop.check("reading the puzzles")
         raw = raw.lstrip(BOM)
         if not raw.strip():
             if block:

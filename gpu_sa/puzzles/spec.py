@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-from ..options import Choice, Integer, Option, Real, Size, Text  # what kinds declare with (re-exported)
+from ..options import SECONDS, Choice, Integer, Option, Real, Size, Text  # what kinds declare with (re-exported)
 
 
 @dataclass(frozen=True)
@@ -45,4 +45,4 @@ def application(reference: str):
     return getattr(importlib.import_module(module), function)
 
 
-__all__ = ["ANNEAL", "Method", "application", "Choice", "Integer", "Option", "Real", "Size", "Text"]
+__all__ = ["ANNEAL", "Method", "application", "Choice", "Integer", "Option", "Real", "SECONDS", "Size", "Text"]

@@ -22,7 +22,9 @@ HELP = "a local web page: step seed 002's rules, solve exactly, watch the anneal
 DESCRIPTION = ("Serve a web page on 127.0.0.1 where you type or paste a Sudoku (order 2 to 8, every format "
                "'solve' reads), press 'Rules' to apply seed 002's three rules one round at a time with every "
                "cell's candidates shown, 'Solution' to finish with the exact search, and 'Anneal' to watch a run's "
-               "best cost, temperature and acceptance live. Ctrl-C stops the server.")
+               "best cost, temperature and acceptance live. Ctrl-C stops the server. The server admits only its own "
+               "page (other web sites' requests are refused) and bounds every request and run: README, 'gpu-sa "
+               "view', and SECURITY.md.")
 EPILOG = "Exit status: 130 stopped by Ctrl-C (143 SIGTERM, 129 SIGHUP), 2 the port is in use or bad usage."
 EXIT_USAGE = 2
 STOP_SIGNALS = tuple(s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None)

@@ -11,22 +11,28 @@ import math
 
 import numpy as np
 
-from .. import runner
+from .. import limits, runner, stop
+from ..moves import state_bytes
 from ..puzzles.errors import PuzzleError
 from ..puzzles.sudoku import MOVES, DEFAULT_MOVE, parse
 
 SOURCE = "<page>"
 MAX_CHAINS = 1 << 16
+MAX_CHAIN_CELLS = 1 << 26  # chains x cells of one anneal: 16,384 chains of a 64x64 grid (256 MiB of state)
 MAX_TIME_LIMIT = 3600.0
 DEFAULT_TIME_LIMIT = 60.0
+SOLVE_TIME_LIMIT = 30.0  # seconds of the page's exact search (it also stops at SOLVE_MAX_NODES)
+SOLVE_MAX_NODES = 10_000_000
 
 
 class ApiError(ValueError):
-    """Bad input from the page: ``str`` is the one line shown, as the CLI would print it."""
+    """Bad input from the page: ``str`` is the one line shown, as the CLI would print it; ``details``: more
+    keys of the JSON answer (a 409's ``run``, which the page's Stop can end)."""
 
-    def __init__(self, message: str, status: int = 400):
+    def __init__(self, message: str, status: int = 400, **details):
         super().__init__(f"gpu-sa: error: {message}")
         self.status = status
+        self.details = details
 
 
 def puzzle_of(text):
@@ -37,6 +43,8 @@ def puzzle_of(text):
         puzzles = parse(text, SOURCE)
     except PuzzleError as error:
         raise ApiError(str(error)) from None
+    except stop.Interrupted:
+        raise ApiError("the server is stopping", 503) from None
     return puzzles[0], len(puzzles)
 
 
@@ -57,17 +65,23 @@ def load(text) -> dict:
                       "contradiction": None}}
 
 
-def solve(text) -> dict:
-    """The exact search (seed 002), counting to 2; the solution shown is checked by the validator."""
+def solve(text, *, flag=None, time_limit: float = SOLVE_TIME_LIMIT) -> dict:
+    """The exact search (seed 002), counting to 2, within ``time_limit`` seconds and SOLVE_MAX_NODES nodes, and
+    until ``flag`` (``gpu_sa.stop``'s protocol) asks it to stop; the solution shown is checked by the validator."""
+    from ..exact import sudoku as exact
+
     puzzle, count = puzzle_of(text)
-    answer = puzzle.count_solutions(limit=2)
+    answer = exact.count_solutions(puzzle.givens, puzzle.order, limit=2, max_nodes=SOLVE_MAX_NODES,
+                                   time_limit=time_limit, flag=flag)
     solution = None
     if answer.solutions:
         violations = puzzle.check(answer.solution)
         if violations:
             raise ApiError(f"internal error: the exact solver's grid breaks a rule: {violations[0]}", status=500)
         solution = (np.asarray(answer.solution) + 1).tolist()
-    if answer.gave_up:
+    if answer.timed_out:
+        verdict = f"gave up after {time_limit:g} s ({answer.nodes:,} nodes) with {answer.solutions} solution(s) found"
+    elif answer.gave_up:
         verdict = f"gave up after {answer.nodes:,} nodes with {answer.solutions} solution(s) found"
     elif answer.solutions == 0:
         verdict = "no solution"
@@ -85,8 +99,9 @@ def page_chains(backend) -> int:
     return runner.DEFAULT_CHAINS.get(backend.name, 1 << 14)
 
 
-def anneal_options(body: dict, backend) -> dict:
-    """Keyword arguments for ``runner.anneal`` from the page's form; one line for a bad value.
+def anneal_options(body: dict, backend, *, puzzle=None) -> dict:
+    """Keyword arguments for ``runner.anneal`` from the page's form; one line for a bad value. With ``puzzle``,
+    the chains' state must stay within MAX_CHAIN_CELLS cells and the memory this process can still get.
 
     The page anneals the grid as it stands, without the solver's own propagation: the page is there
     to watch the annealer, and its rules button applies propagation when the user asks for it."""
@@ -96,8 +111,21 @@ def anneal_options(body: dict, backend) -> dict:
     chains = _integer(body, "chains", page_chains(backend), 1, MAX_CHAINS)
     seed = _integer(body, "seed", None, 0, 2**64 - 1)
     time_limit = _number(body, "time_limit", DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT)
+    if puzzle is not None:
+        _check_state(puzzle, move, chains)
     return {"move": move, "chains": chains, "seed": runner.default_seed() if seed is None else seed,
             "time_limit": time_limit, "propagate": False}
+
+
+def _check_state(puzzle, move, chains):
+    cells = puzzle.side * puzzle.side
+    if chains * cells > MAX_CHAIN_CELLS:
+        raise ApiError(f"chains x cells must be at most {MAX_CHAIN_CELLS:,}: at most {MAX_CHAIN_CELLS // cells:,} "
+                       f"chains for a {puzzle.side}x{puzzle.side} grid, got {chains:,}")
+    try:
+        limits.check_memory(state_bytes(puzzle.move(move, propagate=False), chains), f"{chains:,} chains")
+    except limits.TooLarge as error:
+        raise ApiError(str(error), 413) from None
 
 
 def _integer(body, name, default, low, high):

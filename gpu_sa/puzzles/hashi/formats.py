@@ -228,14 +228,15 @@ def draw_solution(grid: np.ndarray, bridges) -> str:
         | . . .                         "
         3=====2                         2
     """
-    grid = np.asarray(grid)
-    rows, cols = grid.shape
-    islands = grid > 0
+    array = np.asarray(grid)
+    rows, cols = array.shape
+    islands = array > 0
     row_step = 2 if (islands[1:] & islands[:-1]).any() else 1
+    grid = array.tolist()  # plain lists: a numpy element read per cell and bridge cost seconds on large grids
     picture = [[" "] * (2 * cols - 1) for _ in range((rows - 1) * row_step + 1)]
     for r in range(rows):
         for c in range(cols):
-            picture[r * row_step][2 * c] = "." if grid[r, c] <= 0 else str(int(grid[r, c]))
+            picture[r * row_step][2 * c] = "." if grid[r][c] <= 0 else str(int(grid[r][c]))
     symbols = {(True, 1): "-", (True, 2): "=", (False, 1): "|", (False, 2): '"'}
     for bridge in np.asarray(bridges, dtype=np.int64).reshape(-1, 5):
         r1, c1, r2, c2, count = (int(v) for v in bridge)
@@ -244,7 +245,7 @@ def draw_solution(grid: np.ndarray, bridges) -> str:
         if count not in (1, 2):
             raise ValueError(f"bridge {bridge.tolist()}: count must be 0, 1 or 2")
         for r, c in ((r1, c1), (r2, c2)):
-            if not (0 <= r < rows and 0 <= c < cols and grid[r, c] > 0):
+            if not (0 <= r < rows and 0 <= c < cols and grid[r][c] > 0):
                 raise ValueError(f"bridge {bridge.tolist()}: (r{r}, c{c}) is not an island")
         if (r1 == r2) == (c1 == c2):
             raise ValueError(f"bridge {bridge.tolist()} is neither horizontal nor vertical")
@@ -252,7 +253,7 @@ def draw_solution(grid: np.ndarray, bridges) -> str:
         cells = ([(r1, c) for c in range(min(c1, c2) + 1, max(c1, c2))] if horizontal
                  else [(r, c1) for r in range(min(r1, r2) + 1, max(r1, r2))])
         for r, c in cells:
-            if grid[r, c] > 0:
+            if grid[r][c] > 0:
                 raise ValueError(f"bridge {bridge.tolist()} runs through the island at (r{r}, c{c})")
         if horizontal:
             path = [(r1 * row_step, x) for x in range(2 * min(c1, c2) + 1, 2 * max(c1, c2))]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import stop
 from ..errors import PuzzleError
 
 MAX_VALUE = 8  # four directions, two bridges each
@@ -64,6 +65,8 @@ def geometry(grid: np.ndarray, where: str = "<input>") -> HashiGeometry:
     index[cells[:, 0], cells[:, 1]] = np.arange(len(cells))
     edges = []
     for a, (r, c) in enumerate(cells):
+        if not a & 1023:
+            stop.check(f"{where}: listing the islands' edges")
         right = next((index[r, j] for j in range(c + 1, cols) if index[r, j] >= 0), -1)
         if right >= 0:
             edges.append((a, right))
@@ -79,22 +82,38 @@ def geometry(grid: np.ndarray, where: str = "<input>") -> HashiGeometry:
             degree[island] += 1
     return HashiGeometry(rows=rows, cols=cols, cells=cells.astype(np.int32),
                          values=grid[cells[:, 0], cells[:, 1]].astype(np.int32), edges=edges,
-                         crossings=_crossings(cells, edges), incident=incident)
+                         crossings=_crossings(cells, edges, rows, cols), incident=incident)
 
 
-def _crossings(cells: np.ndarray, edges: np.ndarray, block: int = 1 << 22) -> np.ndarray:
-    """(X, 2) int32 pairs (horizontal e, vertical f) that cross, e ascending then f ascending:
-    every horizontal edge against every vertical one, ``block`` pairs at a time."""
+def _crossings(cells: np.ndarray, edges: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(X, 2) int32 pairs (horizontal e, vertical f) that cross, e ascending then f ascending.
+
+    An edge joins neighbouring islands, so the cells strictly inside the horizontal edges of a row never
+    overlap, nor those of the vertical edges of a column: each cell lies inside at most one edge of each
+    direction, and two edges cross exactly where a cell lies inside both. Marking every edge's inside cells
+    is linear in the grid (every horizontal edge against every vertical one was quadratic: 500 million
+    pairs, seconds, on a 301x301 grid of islands)."""
     a, b = cells[edges[:, 0]], cells[edges[:, 1]]
     horizontal = np.flatnonzero(a[:, 0] == b[:, 0])
     vertical = np.flatnonzero(a[:, 1] == b[:, 1])
-    row, left, right = a[horizontal, 0, None], a[horizontal, 1, None], b[horizontal, 1, None]
-    column, top, bottom = a[vertical, 1], a[vertical, 0], b[vertical, 0]
-    found = [np.zeros((0, 2), dtype=np.int32)]
-    step = max(1, block // max(1, len(vertical)))
-    for start in range(0, len(horizontal), step):
-        part = slice(start, start + step)
-        meet = ((left[part] < column) & (column < right[part]) & (top < row[part]) & (row[part] < bottom))
-        e, f = np.nonzero(meet)  # row-major: the order of the nested loops this replaces
-        found.append(np.stack([horizontal[start + e], vertical[f]], axis=1).astype(np.int32))
-    return np.concatenate(found)
+    across = _inside(horizontal, a[horizontal, 0], a[horizontal, 1], b[horizontal, 1], rows, cols, transpose=False)
+    down = _inside(vertical, a[vertical, 1], a[vertical, 0], b[vertical, 0], rows, cols, transpose=True)
+    both = (across >= 0) & (down >= 0)
+    e, f = across[both], down[both]
+    order = np.lexsort((f, e))
+    return np.stack([e[order], f[order]], axis=1).astype(np.int32).reshape(-1, 2)
+
+
+def _inside(edge_ids, line, start, end, rows, cols, *, transpose):
+    """A (rows, cols) map: the edge (of ``edge_ids``) whose inside holds each cell, -1 for none. An edge lies
+    on ``line`` (a row; a column when ``transpose``) from ``start`` to ``end``, its ends excluded."""
+    lengths = np.maximum(end - start - 1, 0).astype(np.int64)
+    first = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    offset = np.repeat(start + 1, lengths) + (np.arange(int(lengths.sum())) - first)
+    owner = np.full((rows, cols), -1, dtype=np.int64)
+    on_line = np.repeat(line, lengths)
+    if transpose:
+        owner[offset, on_line] = np.repeat(edge_ids, lengths)
+    else:
+        owner[on_line, offset] = np.repeat(edge_ids, lengths)
+    return owner

@@ -54,6 +54,7 @@ OPTIONS = (
 )
 # Measured with bench/shikaku.py (bench/RESULTS.md): a geometric law over plateaus of one move per clue.
 SCHEDULE_DEFAULTS = (1.0, 0.05, 2000)
+RELAXATION_MAX_NONZEROS = 1 << 18  # the relaxation proof is tried up to this size: about a second to build and solve
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,7 +93,8 @@ class Shikaku:
     def solution(self, values) -> list[list[int]]:
         """The rectangles [top, left, bottom, right] (inclusive, 0-based) of a state, in row-major clue order."""
         geo = self.geometry
-        return [[int(x) for x in geo.rectangles[geo.first[k] + int(v)]] for k, v in enumerate(values)]
+        values = np.asarray(values, dtype=np.int64).reshape(-1)
+        return geo.rectangles[geo.first[:len(values)].astype(np.int64) + values].tolist()
 
     def values_of(self, rectangles) -> np.ndarray:
         """The chain state (each clue's candidate number) of a list of rectangles in clue order."""
@@ -131,7 +133,9 @@ class Shikaku:
     def contradiction(self) -> str | None:
         """Why the puzzle has no solution when a cheap check proves it, else None: a clue without a
         rectangle that fits, the pruning rules (``geometry.prune``), the integer program's linear
-        relaxation. (Clues that do not sum to the area never get here: parsing rejects them.)"""
+        relaxation when the program has at most RELAXATION_MAX_NONZEROS nonzeros (past that, building it
+        and handing it to HiGHS take longer than a check should: 15 s for 1000x1000 clues of 1).
+        (Clues that do not sum to the area never get here: parsing rejects them.)"""
         try:
             geo = self.geometry
         except PuzzleError as error:
@@ -140,7 +144,8 @@ class Shikaku:
             return geo.contradiction
         from gpu_sa.exact import shikaku as exact
 
-        if relaxation_infeasible(exact.model_of(geo)):
+        incidences = int((geo.clue_values.astype(np.int64) * np.diff(geo.first)).sum())  # the program's nonzeros
+        if incidences <= RELAXATION_MAX_NONZEROS and relaxation_infeasible(exact.model_of(geo)):
             return ("the integer program's linear relaxation is infeasible: the candidate rectangles cannot "
                     "cover every cell once, even fractionally")
         return None

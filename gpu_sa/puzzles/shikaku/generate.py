@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import stop
 from ...validate import shikaku_violations
 
 DEFAULT_MERGE_ITERATIONS = 3
@@ -41,6 +42,8 @@ def _cut(rng, rows, cols, depth, min_area, max_area):
     done = []
     pending = [(0, 0, rows, cols, 0)]  # top, left, height, width, level
     while pending:
+        if not len(done) & 4095:
+            stop.check("generating a Shikaku (cutting the grid)")
         top, left, height, width, level = pending.pop()
         if depth is not None and level >= depth and (max_area is None or height * width <= max_area):
             done.append((top, left, top + height - 1, left + width - 1))
@@ -64,7 +67,8 @@ def _cut(rng, rows, cols, depth, min_area, max_area):
 def _merge(rng, rectangles, iterations, probability, max_area):
     """Step 2: random passes of merges of two rectangles whose union is a rectangle."""
     rectangles = list(rectangles)
-    for _ in range(iterations):
+    for _ in range(iterations):  # --merge-iterations may ask for billions of passes: each polls the stop flag
+        stop.check("generating a Shikaku (merging rectangles)")
         # Who starts where: a rectangle's right or lower neighbour has this key.
         by_left = {(t, b, l): i for i, (t, l, b, r) in enumerate(rectangles)}
         by_top = {(l, r, t): i for i, (t, l, b, r) in enumerate(rectangles)}
@@ -72,7 +76,9 @@ def _merge(rng, rectangles, iterations, probability, max_area):
         by_bottom = {(l, r, b): i for i, (t, l, b, r) in enumerate(rectangles)}
         merged = set()
         alive = [True] * len(rectangles)
-        for i in rng.permutation(len(rectangles)):
+        for step, i in enumerate(rng.permutation(len(rectangles))):
+            if not step & 4095:
+                stop.check("generating a Shikaku (merging rectangles)")
             if i in merged:
                 continue
             t, l, b, r = rectangles[i]

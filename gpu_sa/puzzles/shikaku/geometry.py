@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import limits
+from ... import limits, stop
 from ..errors import PuzzleError
 
 PRUNE_BYTES_PER_INCIDENCE = 96  # prune's int64 arrays per (candidate, cell) pair, with its temporaries
@@ -80,6 +80,8 @@ def prune(rectangles: np.ndarray, first: np.ndarray, rows: int, cols: int,
     owner = np.repeat(np.arange(clues), np.diff(first))
     pair_candidate, pair_cell = [], []
     for j, (top, left, bottom, right) in enumerate(rectangles):
+        if not j & 4095:
+            stop.check("pruning the clues' rectangles")
         covered = np.add.outer(np.arange(top, bottom + 1) * cols, np.arange(left, right + 1)).ravel()
         pair_candidate.append(np.full(covered.size, j))
         pair_cell.append(covered)
@@ -89,6 +91,7 @@ def prune(rectangles: np.ndarray, first: np.ndarray, rows: int, cols: int,
     slot_owner, slot_cell = slot // cells, slot % cells
     alive = np.ones(len(rectangles), dtype=bool)
     while True:
+        stop.check("pruning the clues' rectangles")
         live = alive.sum()
         cover = np.bincount(pair_slot, weights=alive[pair_candidate], minlength=len(slot))
         per_clue = np.bincount(owner[alive], minlength=clues)
@@ -132,6 +135,12 @@ def _contradiction(per_clue, coverers, forcing, forced_owner, forced_cell, cols,
 
 def geometry(clues: np.ndarray, where: str = "<input>", *, pruned: bool = True) -> ShikakuGeometry:
     """Every clue's candidate rectangles; PuzzleError when the clues cannot describe a puzzle."""
+    with limits.doing(f"{where}: listing and pruning the clues' candidate rectangles (they grow with the clues' "
+                      f"areas)"):
+        return _geometry(clues, where, pruned)
+
+
+def _geometry(clues, where, pruned) -> ShikakuGeometry:
     clues = np.asarray(clues, dtype=np.int64)
     check_clues(clues, where)
     rows, cols = clues.shape
@@ -140,7 +149,9 @@ def geometry(clues: np.ndarray, where: str = "<input>", *, pruned: bool = True) 
     prefix[1:, 1:] = (clues > 0).cumsum(0).cumsum(1)
     cells = np.argwhere(clues > 0)  # row-major
     rectangles, first = [], [0]
-    for r, c in cells:
+    for index, (r, c) in enumerate(cells):
+        if not index & 1023:
+            stop.check(f"{where}: listing the clues' rectangles")
         value = int(clues[r, c])
         found = 0
         for height in range(1, value + 1):
@@ -150,6 +161,8 @@ def geometry(clues: np.ndarray, where: str = "<input>", *, pruned: bool = True) 
             if height > rows or width > cols:
                 continue
             for top in range(max(0, r - height + 1), min(r, rows - height) + 1):
+                if value > 1024:  # a large clue has up to value positions per shape
+                    stop.check(f"{where}: listing the clues' rectangles")
                 for left in range(max(0, c - width + 1), min(c, cols - width) + 1):
                     bottom, right = top + height, left + width
                     inside = prefix[bottom, right] - prefix[top, right] - prefix[bottom, left] + prefix[top, left]

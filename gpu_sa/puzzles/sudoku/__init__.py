@@ -22,7 +22,7 @@ from cpu_ref import sudoku_tabu as tabu_reference
 
 from ... import validate
 from ...moves import AnnealMove, per_puzzle
-from ..spec import ANNEAL, Choice, Integer, Method, Option, Real
+from ..spec import ANNEAL, SECONDS, Choice, Integer, Method, Option, Real
 from . import sirdey, swap, tabu
 from .formats import FORMATS, PuzzleError, write
 from .geometry import MAX_ORDER, MIN_ORDER, geometry
@@ -82,7 +82,7 @@ OPTIONS = (
     Option("--max-nodes", "brute: search nodes per grid (default 1,000,000: a few seconds on 9x9; the answer is "
            "then deterministic for a seed)", Integer(0), purpose="search nodes", commands=("minimize",),
            applies=_BRUTE),
-    Option("--time-limit", "brute: seconds per grid (default: none)", Real(), metavar="SECONDS", purpose="seconds",
+    Option("--time-limit", "brute: seconds per grid (default: none)", SECONDS, metavar="SECONDS", purpose="seconds",
            commands=("minimize",), applies=_BRUTE),
     Option("--t0", "anneal: first temperature (default 1.0)", Real(), purpose="a temperature",
            commands=("minimize", "puzzle")),

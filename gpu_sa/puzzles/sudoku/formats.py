@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import stop
 from .. import codecs
 from ..errors import PuzzleError
 from .geometry import MAX_ORDER, MIN_ORDER, order_of_side
@@ -69,7 +70,10 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[ParsedG
     for block in _blocks(text):
         kind = fmt if fmt != "auto" else _detect(block)
         if kind == "line":
-            puzzles.extend(_parse_line(line, source) for line in block)
+            for line in block:
+                if not line.number & 255:
+                    stop.check(f"parsing {source}")
+                puzzles.append(_parse_line(line, source))
         elif kind == "grid":
             puzzles.append(_parse_grid(block, source))
         elif kind == "numbers":

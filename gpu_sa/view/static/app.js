@@ -398,6 +398,7 @@ async function anneal() {
   drawChart();
   setAnnealing(true);
   $("anneal-status").textContent = "Starting…";
+  let other = null; // another page's (or client's) anneal holds the server: Stop ends it
   try {
     const response = await fetch("/api/anneal", {
       method: "POST", headers: {"Content-Type": "application/json"},
@@ -406,6 +407,7 @@ async function anneal() {
     });
     if (!response.ok) {
       const payload = await response.json();
+      other = payload.run || null;
       throw new Error(payload.error);
     }
     const reader = response.body.getReader(), decoder = new TextDecoder();
@@ -423,8 +425,9 @@ async function anneal() {
   } catch (error) {
     failed(error);
   } finally {
-    state.run = null;
+    state.run = other;
     setAnnealing(false);
+    $("stop").disabled = !other;
   }
 }
 
@@ -432,6 +435,11 @@ async function stopRun() {
   if (state.run) {
     $("anneal-status").textContent += " Stopping…";
     await post("/api/stop", {run: state.run}).catch(failed);
+  }
+  if (!$("anneal").disabled) { // the run was another's: nothing streams here to end it
+    state.run = null;
+    $("stop").disabled = true;
+    $("anneal-status").textContent = "The other run is stopping; press Anneal to start yours.";
   }
 }
 
