@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import kernels
+from . import kernels, schedule
 from .moves import SIMULATOR, AnnealMove, ChainState, addressable_rows, check_addressable, state_arrays
 
 BACKENDS = ("auto", "cuda", "cpu", "numpy")
@@ -223,9 +223,7 @@ class CudaBackend:
 
     def _compiled_advance(self, move):
         """The advance kernel of ``move`` specialised for its argument types (typed on a one-chain state)."""
-        from .runner import default_schedule
-
-        law = default_schedule(move)
+        law = schedule.default_schedule(move)
         stage = kernels.stage_shape(1, move.max_delta + 1)
         glue = kernels.cuda_glue(move.kernel, stage)
         state = self.allocate(move, 1)
