@@ -15,15 +15,18 @@ DESCRIPTION = ("sudoku: COUNT distinct full valid grids, each given a uniformly 
                "random cell. hashi (--size, --islands): the seed's generator, random islands, every edge between "
                "neighbours, an island added where edges cross, random bridge counts. Puzzle i of a run uses seed "
                "(SEED, i), so a run replays.")
-EPILOG = ("Exit status: 0 all made, 1 fewer made than asked, 2 bad usage (or nothing with the asked property could be "
-          "made), 74 output failed, 129/130/143 stopped by a signal (what was made is printed), 70 internal error.")
+EPILOG = ("A run that lasts says how many are made every ten seconds on stderr. Exit status: 0 all made, 1 fewer made "
+          "than asked, 2 bad usage (a --count beyond the grids that exist: 288 of 4x4; or nothing with the asked "
+          "property could be made), 74 output failed, 129/130/143 stopped by a signal (what was made is printed), 70 internal error.")
 SEED = Option("--seed", "64-bit seed (default: random, printed on stderr)", Integer(0, 2**64 - 1))
 # Passed to the kind's generator only if it takes them (the ones that anneal do).
 ENGINE_OPTIONS = (
-    Option("--backend", "where generators that anneal run (default: auto)", Choice(("auto", "cuda", "cpu", "numpy"))),
-    Option("--chains", "chains per annealing launch, for generators that anneal", Integer(1),
-           purpose="chains per launch"),
+    Option("--backend", "where generators that anneal run (default: auto); for sudoku it selects --method anneal "
+           "when no --method is given", Choice(("auto", "cuda", "cpu", "numpy"))),
+    Option("--chains", "chains per annealing launch, for generators that anneal; for sudoku it selects --method "
+           "anneal when no --method is given", Integer(1), purpose="chains per launch"),
 )
+ANNEALING_METHOD = "anneal"  # the generators' method that --backend and --chains are for
 COUNT = Option("--count", "number of grids or puzzles", Integer(1), purpose="how many to make", required=True)
 
 
@@ -62,6 +65,9 @@ def make(args, **what) -> int:
             if option.name not in accepted:
                 raise UsageError(f"{option.flag} does not apply to {args.command} --kind {args.kind}")
             options[option.name] = getattr(args, option.name)
+            if "grid_method" in accepted and "grid_method" not in options:  # the annealer's options select it
+                options["grid_method"] = ANNEALING_METHOD
+                ending.note(f"gpu-sa: {option.flag} selects --method {ANNEALING_METHOD} (the annealer makes the grids)")
     if "fmt" in accepted and getattr(args, "output_format", None) is not None:
         options["fmt"] = args.output_format
     seed = default_seed() if args.seed is None else args.seed
@@ -70,14 +76,50 @@ def make(args, **what) -> int:
         ending.note(f"gpu-sa: seed {seed}")
     outcome = ending.Outcome()
     made = 0
-    for item in items:
-        if item.note:
-            ending.note(f"gpu-sa: {item.note}")
-            outcome.unsolved = True
-            continue
-        ending.emit(json.dumps(item.record) if args.json else item.text)
-        made += 1
+    with Heartbeat(what.get("count"), "minimised" if args.command == "minimize" else "made") as heartbeat:
+        for item in items:
+            if item.note:
+                ending.note(f"gpu-sa: {item.note}")
+                outcome.unsolved = True
+                continue
+            ending.emit(json.dumps(item.record) if args.json else item.text)
+            made += 1
+            heartbeat.done = made
     if stop.requested():
         name = signal.Signals(stop.signal_number() or signal.SIGINT).name
         ending.note(f"gpu-sa: stopped by {name}: {made} made")
     return outcome.status()
+
+
+class Heartbeat:
+    """Progress on stderr for a run that lasts: a line after ``first`` seconds, then one every ``every`` seconds,
+    from a thread of its own (the generators run compiled code for minutes at a time, which would otherwise keep
+    the user in the dark). ``done`` is updated by the caller."""
+
+    def __init__(self, total, verb: str, every: float = 10.0, first: float = 1.0):
+        import threading
+
+        self.total, self.verb, self.every, self.first = total, verb, every, first
+        self.done = 0
+        self._finished = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="gpu-sa-heartbeat", daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._finished.set()
+        self._thread.join()
+        return False
+
+    def _beat(self):
+        import time
+
+        start = time.monotonic()
+        wait = self.first
+        while not self._finished.wait(wait) and not stop.requested():
+            total = f" of {self.total:,}" if self.total else ""
+            ending.note(f"gpu-sa: {self.done:,}{total} {self.verb} after {time.monotonic() - start:.0f} s "
+                        "(Ctrl-C stops, keeping what is made)")
+            wait = self.every

@@ -71,9 +71,11 @@ OPTIONS = (
            "--json one object per round ('round') before the puzzle's", commands=("exact",)),
     Option("--order", "box side n: grids of n^2 x n^2 (default 3)", Integer(MIN_ORDER, MAX_ORDER),
            purpose="the box side", commands=("generate", "puzzle")),
-    Option("--method", "how grids are made: anneal (default: the batch annealer from an empty grid, one grid per "
-           "solved chain), backtrack (the exact solver with a random digit order), swaps (the seed's random swaps "
-           "keeping only improvements)", Choice(GRID_METHODS), dest="grid_method", commands=("generate", "puzzle")),
+    Option("--method", "how grids are made: backtrack (default: the exact solver with a random digit order, the "
+           "fastest at every order on a CPU), anneal (the batch annealer from an empty grid, one grid per solved chain; "
+           "--backend or --chains select it; from 36x36 up its chains hardly ever finish a grid), swaps (the seed's "
+           "random swaps keeping only improvements)", Choice(GRID_METHODS), dest="grid_method",
+           commands=("generate", "puzzle")),
     Option("--method", _MINIMIZE_HELP, Choice(MINIMIZE_METHODS), dest="minimize_method", commands=("minimize",)),
     Option("--minimize-method", _MINIMIZE_HELP, Choice(MINIMIZE_METHODS), commands=("puzzle",)),
     Option("--iterations", "anneal: steps per grid (default 100,000)", Integer(1), purpose="minimisation steps",
