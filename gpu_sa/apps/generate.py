@@ -25,14 +25,18 @@ class Made:
 
 
 def instances(kind, *, count: int, seed: int, fmt: str | None = None, size, **options):
-    """Puzzles made by the kind's own ``generate_puzzle``: puzzle i from seed (SEED, i)."""
+    """Puzzles made by the kind's own ``generate_puzzle``: puzzle i from seed (SEED, i); a kind's generator
+    returns None when a stop request ended it."""
     fmt = fmt or "plain"
     _check_format(kind, fmt)
     rows, cols = size
     for index in range(count):
         if stop.requested():
             return
-        instance, solution = kind.generate_puzzle(rows, cols, seed=[seed, index], **options)
+        made = kind.generate_puzzle(rows, cols, seed=[seed, index], **options)
+        if made is None:  # a stop request came while it was being made
+            return
+        instance, solution = made
         text = kind.write_puzzle(instance, fmt)
         yield Made(text + ("\n" if fmt in ("plain", "has") else ""),
                    {"index": index, "puzzle": text, "solution": solution, "seed": seed, "kind": kind.KIND,

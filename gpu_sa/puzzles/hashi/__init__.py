@@ -154,14 +154,17 @@ def default_islands(rows: int, cols: int) -> int:
 
 
 def generate_puzzle(rows: int, cols: int, *, seed, unique: bool = False, islands: int | None = None):
-    """(grid, bridges) with exactly ``islands`` islands by the seed's generator; ValueError when none can be made."""
-    from .generate import GenerationFailed, generate
+    """(grid, bridges) with exactly ``islands`` islands by the seed's generator; ValueError when none can be made,
+    None when a stop request came first."""
+    from .generate import GenerationFailed, GenerationStopped, generate
 
     try:
         return generate(rows, cols, islands=default_islands(rows, cols) if islands is None else islands, seed=seed,
                         unique=unique, exact=True)
     except GenerationFailed as error:
         raise ValueError(str(error)) from None
+    except GenerationStopped:
+        return None
 
 
 def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Hashi]:
