@@ -42,21 +42,24 @@ def build_parser() -> Parser:
                                      epilog=getattr(module, "EPILOG", None))
         sub.set_defaults(command_module=module)
         if kinds(name):
-            _kind_option(name).add_to(sub)
+            _kind_option(name, detects=getattr(module, "DETECTS_KIND", False)).add_to(sub)
         module.add_arguments(sub)
         if kinds(name):
             _add_kind_options(sub, name)
     return parser
 
 
-def _kind_option(command):
+def _kind_option(command, detects: bool = False):
     from .commands import kinds
     from .options import Choice, Option
 
     available = kinds(command)
+    detected = (". Without --kind, a file the default kind cannot read is read as the kind it names (a Coelho header, "
+                "a Tatham game ID, a puzz.link URL; said on stderr), else the error says which --kind reads it"
+                if detects and len(available) > 1 else "")
     return Option("--kind", "puzzle kind: " + "; ".join(f"{name}{' (default)' if i == 0 else ''}: {module.SUMMARY}"
-                                                       for i, (name, module) in enumerate(available.items())),
-                  Choice(tuple(available)), default=next(iter(available)))
+                                                       for i, (name, module) in enumerate(available.items()))
+                  + detected, Choice(tuple(available)), default=next(iter(available)))
 
 
 def _declared(command) -> dict:
@@ -104,7 +107,7 @@ def _options(module) -> tuple:
 
 def _prepare(args) -> None:
     """Convert and check every declared option; resolve the kind, its options and its application."""
-    from .commands import kinds
+    from .commands import detect_kind, kinds
     from .options import UsageError, read
     from .puzzles.spec import application
 
@@ -113,6 +116,8 @@ def _prepare(args) -> None:
     if not available:
         read(args, _options(module))
         return
+    if args.kind is None and getattr(module, "DETECTS_KIND", False) and len(available) > 1:
+        args.kind = detect_kind(args, args.command)
     read(args, (_kind_option(args.command),) + _options(module))
     kind = available[args.kind]
     args.kind_module, args.kind_options = kind, {}

@@ -101,7 +101,8 @@ def _minimized(grids, results, seed, minimize_method):
 
 
 def sudoku_puzzles(kind, *, count: int, seed: int, fmt: str | None = None, order: int = 3,
-                   grid_method: str = sudoku_generation.DEFAULT_METHOD, backend: str = "auto", chains: int | None = None,
+                   grid_method: str = sudoku_generation.DEFAULT_METHOD, backend: str = "auto",
+                   chains: int | None = None,
                    minimize_method: str = "anneal", iterations: int = sudoku_generation.DEFAULT_ITERATIONS,
                    t0: float = 1.0, t_end: float = 0.15, givens_max: int | None = None, max_grids: int | None = None):
     """Grids made and minimised until ``count`` puzzles have at most ``givens_max`` givens."""

@@ -70,12 +70,63 @@ def add_input(parser, options, metavar: str = "PUZZLE_FILE", what: str = "file o
 
 
 def read_puzzles(args, path: str) -> list:
-    """The chosen kind's puzzles of ``path``, once the formats asked for are known to be the kind's."""
+    """The chosen kind's puzzles of ``path``, once the formats asked for are known to be the kind's (parsed
+    once: ``detect_kind`` may have read them already)."""
     from ..options import read_text
 
     check_formats(args, args.kind_module)
-    text, source = read_text(path)
+    known = getattr(args, "detected", None)
+    if known is not None and known[0] == args.kind:
+        return known[1]
+    text, source = getattr(args, "input_text", None) or read_text(path)
     return args.kind_module.parse(text, source, args.input_format)
+
+
+def detect_kind(args, command: str) -> str:
+    """The kind of the input file when ``--kind`` is not given.
+
+    The default kind (the registry's first, Sudoku) reads the file unless it cannot. Then each other kind
+    tries: if exactly one reads it, in a format that names its kind (``NAMED_FORMATS``: a Coelho header, a
+    Tatham game ID, a puzz.link URL), that kind it is, said on stderr; if some read it only in a format any
+    kind could have written (rows of numbers), the default kind's error says which ``--kind`` reads it,
+    instead of a guess. ``--format`` given: only the kinds that have that format are tried.
+    """
+    from .. import ending
+    from ..options import read_text
+
+    available = kinds(command)
+    default = next(iter(available))
+    fmt = args.input_format or "auto"
+    candidates = [name for name, module in available.items() if fmt == "auto" or fmt in module.FORMATS]
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else default  # no kind has the format: the default kind's message
+    args.input_text = text, source = read_text(args.puzzle_file)
+    first, refusal = candidates[0], None
+    if first == default:
+        try:
+            args.detected = default, available[default].parse(text, source, fmt)
+            return default
+        except ValueError as error:
+            refusal = error
+    readers = {}
+    for name in candidates:
+        try:
+            readers[name] = available[name].parse(text, source, fmt)
+        except ValueError as error:
+            refusal = refusal or error
+    readers.pop(default, None)
+    if len(readers) == 1:
+        (name, puzzles), = readers.items()
+        formats = sorted({puzzle.fmt for puzzle in puzzles})
+        if fmt != "auto" or set(formats) <= set(available[name].NAMED_FORMATS):
+            ending.note(f"gpu-sa: {source} holds {name} puzzles ({', '.join(formats)} format): reading it as "
+                        f"--kind {name}")
+            args.detected = name, puzzles
+            return name
+    if readers:
+        raise type(refusal)(f"{refusal} (is it another kind? the file reads as {' or '.join(readers)} with "
+                            f"{' or '.join(f'--kind {name}' for name in readers)})") from None
+    raise refusal
 
 
 def add_options(parser, options) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..options import Integer, Option, Real
 from . import add_input, input_format_option, output_format_option, read_puzzles
 
+DETECTS_KIND = True  # without --kind, the input file's kind is detected (commands.detect_kind)
 HELP = "prove, count and solve puzzles exactly (seed 002's solver; the integer programs of seed 004)"
 DESCRIPTION = ("Solve every puzzle of PUZZLE_FILE ('-' = standard input) exactly and count its solutions up to "
                "--count-limit. Sudoku: seed 002's solver, candidates as bitmasks, the rules exclusivity (naked "

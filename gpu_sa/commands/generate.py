@@ -17,7 +17,8 @@ DESCRIPTION = ("sudoku: COUNT distinct full valid grids, each given a uniformly 
                "(SEED, i), so a run replays.")
 EPILOG = ("A run that lasts says how many are made every ten seconds on stderr. Exit status: 0 all made, 1 fewer made "
           "than asked, 2 bad usage (a --count beyond the grids that exist: 288 of 4x4; or nothing with the asked "
-          "property could be made), 74 output failed, 129/130/143 stopped by a signal (what was made is printed), 70 internal error.")
+          "property could be made), 74 output failed, 129/130/143 stopped by a signal (what was made is printed), 70 "
+          "internal error.")
 SEED = Option("--seed", "64-bit seed (default: random, printed on stderr)", Integer(0, 2**64 - 1))
 # Passed to the kind's generator only if it takes them (the ones that anneal do).
 ENGINE_OPTIONS = (

@@ -11,6 +11,7 @@ from .. import ending, stop
 from ..options import Choice, Integer, Option, Real, Text, UsageError
 from . import add_input, check_formats, input_format_option, kinds, output_format_option, read_puzzles
 
+DETECTS_KIND = True  # without --kind, the input file's kind is detected (commands.detect_kind)
 HELP = "anneal every puzzle of a file"
 DESCRIPTION = "Anneal every puzzle of PUZZLE_FILE ('-' = standard input), one after the other."
 EPILOG = ("Exit status: 0 all solved, 1 some puzzle unsolved within its budget (or without a solution), 2 bad input "

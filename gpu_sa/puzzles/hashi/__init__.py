@@ -43,6 +43,7 @@ FORMAT_HELP = {
 MOVES = ("bridge",)
 DEFAULT_MOVE = "bridge"
 METHODS = (ANNEAL, Method("ilp", "the seed's integer program, solved exactly by SciPy's HiGHS", exact=True))
+NAMED_FORMATS = ("has", "tatham", "puzzlink")  # they name the puzzle: --kind can be left out
 OUTPUT_FORMATS = ("pretty",)  # a solution is drawn; the puzzle formats cannot hold one
 COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.apps.generate:instances"}
 OPTIONS = (

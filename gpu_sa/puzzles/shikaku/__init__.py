@@ -40,6 +40,7 @@ FORMAT_HELP = {
 MOVES = ("rect",)
 DEFAULT_MOVE = "rect"
 METHODS = (ANNEAL, Method("ilp", "the seed's integer program, solved exactly by SciPy's HiGHS", exact=True))
+NAMED_FORMATS = ("tatham", "puzzlink")  # they name the puzzle: --kind can be left out
 OUTPUT_FORMATS = ("pretty",)  # a solution is drawn; the puzzle formats cannot hold one
 COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.apps.generate:instances"}
 OPTIONS = (

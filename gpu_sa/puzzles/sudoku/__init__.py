@@ -51,6 +51,7 @@ DEFAULT_MOVE = "swap"  # measured: bench/RESULTS.md, time to solution
 # times sooner than 4000 (bench/RESULTS.md, "annealer sweep"). None: the runner's defaults (9x9's).
 SCHEDULE_BY_ORDER = {3: None}
 LARGE_SCHEDULE = (0.5, 0.05, 1000)
+NAMED_FORMATS = ()  # the default kind: tried first, needs no sign of its own
 OUTPUT_FORMATS = FORMATS + ("pretty",)
 COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.apps.generate:sudoku_grids",
             "minimize": "gpu_sa.apps.generate:sudoku_minimize", "puzzle": "gpu_sa.apps.generate:sudoku_puzzles"}
