@@ -395,8 +395,9 @@ def cuda_status() -> tuple[bool, bool, str]:
     except Exception as error:
         return False, False, f"CUDA is present but unusable ({error.__class__.__name__}: {_first_line(error)})"
     try:
-        from . import probe
+        from . import compiling, probe
 
+        compiling.watch_cuda()  # numba-cuda's compilations are announced from here on (the probe's first)
         probe.launch()
     except Exception as error:
         return False, False, (f"CUDA GPU {name} found, but a test kernel did not compile and run "

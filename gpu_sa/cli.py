@@ -170,7 +170,8 @@ def _run(ending, argv) -> int:
             ending.flush()
             return done.code if isinstance(done.code, int) else ending.USAGE
         _prepare(args)
-        status = args.command_module.run(args)
+        with _compilations_announced(args, ending):
+            status = args.command_module.run(args)
         ending.flush()
         return status
     except ending.OutputFailed as error:
@@ -184,6 +185,18 @@ def _run(ending, argv) -> int:
             ending.note(f"gpu-sa: error: {error}")
             return ending.USAGE
         return ending.last_resort(error)
+
+
+def _compilations_announced(args, ending):
+    """numba's first compilation of each part of the package, announced on stderr (``gpu_sa.compiling``), unless
+    the command is quiet or compiles nothing (``COMPILES = False``: numba is not even imported then)."""
+    import contextlib
+
+    if getattr(args, "quiet", False) or not getattr(args.command_module, "COMPILES", True):
+        return contextlib.nullcontext()
+    from . import compiling
+
+    return compiling.announced(ending.note)
 
 
 def _is_usage(error) -> bool:

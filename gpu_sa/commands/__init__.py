@@ -136,3 +136,38 @@ def add_options(parser, options) -> None:
         if option.group and option.group not in groups:
             groups[option.group] = parser.add_argument_group(option.group)
         option.add_to(groups.get(option.group, parser))
+
+
+class Heartbeat:
+    """Progress on stderr for work that lasts: ``status(seconds)``'s line after ``first`` seconds, then one every
+    ``every`` seconds, from a thread of its own (the work runs compiled code for minutes at a time, which would
+    otherwise keep the user in the dark). Nothing after a stop request: the command reports that itself."""
+
+    def __init__(self, status, *, first: float = 1.0, every: float = 10.0, quiet: bool = False):
+        import threading
+
+        self.status, self.first, self.every, self.quiet = status, first, every, quiet
+        self._finished = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="gpu-sa-heartbeat", daemon=True)
+
+    def __enter__(self):
+        if not self.quiet:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._finished.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        return False
+
+    def _beat(self):
+        import time
+
+        from .. import ending, stop
+
+        start = time.monotonic()
+        wait = self.first
+        while not self._finished.wait(wait) and not stop.requested():
+            ending.note(self.status(time.monotonic() - start))
+            wait = self.every

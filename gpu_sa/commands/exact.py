@@ -53,4 +53,4 @@ def run(args) -> int:
                 app.print_rounds(puzzle, as_json=args.json)
             yield app.count(puzzle, limit=args.count_limit, fmt=args.output_format, options=options)
 
-    return _report(answers(), puzzles, args, dumps=[None] * len(puzzles))
+    return _report(answers(), puzzles, args, dumps=[None] * len(puzzles), working="counting solutions")

@@ -6,7 +6,7 @@ import signal
 
 from .. import ending, stop
 from ..options import Choice, Integer, Option, UsageError
-from . import add_options, check_formats, output_format_option
+from . import Heartbeat, add_options, check_formats, output_format_option
 
 HELP = "generate full sudoku grids (seed 003), or puzzles of the other kinds (seed 004)"
 DESCRIPTION = ("sudoku: COUNT distinct full valid grids, each given a uniformly random symmetry (digit relabelling, "
@@ -77,7 +77,10 @@ def make(args, **what) -> int:
         ending.note(f"gpu-sa: seed {seed}")
     outcome = ending.Outcome()
     made = 0
-    with Heartbeat(what.get("count"), "minimised" if args.command == "minimize" else "made") as heartbeat:
+    total = f" of {what['count']:,}" if what.get("count") else ""
+    verb = "minimised" if args.command == "minimize" else "made"
+    with Heartbeat(lambda seconds: f"gpu-sa: {made:,}{total} {verb} after {seconds:.0f} s (Ctrl-C stops, keeping "
+                                   "what is made)"):
         for item in items:
             if item.note:
                 ending.note(f"gpu-sa: {item.note}")
@@ -85,42 +88,7 @@ def make(args, **what) -> int:
                 continue
             ending.emit(json.dumps(item.record) if args.json else item.text)
             made += 1
-            heartbeat.done = made
     if stop.requested():
         name = signal.Signals(stop.signal_number() or signal.SIGINT).name
         ending.note(f"gpu-sa: stopped by {name}: {made} made")
     return outcome.status()
-
-
-class Heartbeat:
-    """Progress on stderr for a run that lasts: a line after ``first`` seconds, then one every ``every`` seconds,
-    from a thread of its own (the generators run compiled code for minutes at a time, which would otherwise keep
-    the user in the dark). ``done`` is updated by the caller."""
-
-    def __init__(self, total, verb: str, every: float = 10.0, first: float = 1.0):
-        import threading
-
-        self.total, self.verb, self.every, self.first = total, verb, every, first
-        self.done = 0
-        self._finished = threading.Event()
-        self._thread = threading.Thread(target=self._beat, name="gpu-sa-heartbeat", daemon=True)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._finished.set()
-        self._thread.join()
-        return False
-
-    def _beat(self):
-        import time
-
-        start = time.monotonic()
-        wait = self.first
-        while not self._finished.wait(wait) and not stop.requested():
-            total = f" of {self.total:,}" if self.total else ""
-            ending.note(f"gpu-sa: {self.done:,}{total} {self.verb} after {time.monotonic() - start:.0f} s "
-                        "(Ctrl-C stops, keeping what is made)")
-            wait = self.every

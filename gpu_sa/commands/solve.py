@@ -9,7 +9,8 @@ from dataclasses import replace
 
 from .. import ending, stop
 from ..options import Choice, Integer, Option, Real, Text, UsageError
-from . import add_input, check_formats, input_format_option, kinds, output_format_option, read_puzzles
+from . import (Heartbeat, add_input, check_formats, input_format_option, kinds, output_format_option,
+               read_puzzles)
 
 DETECTS_KIND = True  # without --kind, the input file's kind is detected (commands.detect_kind)
 HELP = "anneal every puzzle of a file"
@@ -165,7 +166,8 @@ def run(args) -> int:
     if method.exact:
         answers = (app.exact(puzzle, method=args.method, check_unique=args.check_unique, time_limit=args.time_limit,
                              fmt=args.output_format, options=args.kind_options, seed=args.seed) for puzzle in puzzles)
-        return _report(answers, puzzles, args, dumps=[None] * len(puzzles))
+        return _report(answers, puzzles, args, dumps=[None] * len(puzzles),
+                       working=f"{args.method} (the {'integer program' if args.method == 'ilp' else 'complete search'})")
     if method.runs is not None:
         return _application(method, puzzles, args)
     return _anneal(app, kind, puzzles, args)
@@ -191,7 +193,8 @@ def _application(method, puzzles, args) -> int:
             finally:
                 progress.close()
 
-    return _report(answers(), puzzles, args, dumps=[None] * len(puzzles))
+    return _report(answers(), puzzles, args, dumps=[None] * len(puzzles),
+                   working=f"{method.name} (the complete search and annealing rounds in turns)")
 
 
 def _anneal(app, kind, puzzles, args) -> int:
@@ -255,27 +258,36 @@ def _anneal(app, kind, puzzles, args) -> int:
             trace.close()
 
 
-def _report(answers, puzzles, args, dumps, failures=()) -> int:
-    """Print each answer as it comes (then its dump), stop between puzzles when asked, and map it all to a status."""
+def _report(answers, puzzles, args, dumps, failures=(), working: str | None = None) -> int:
+    """Print each answer as it comes (then its dump), stop between puzzles when asked, and map it all to a status.
+    ``working``: what runs meanwhile, for a progress line on stderr after a second, then every ten (the annealer
+    has its own progress line, so its callers leave this out)."""
     from ..apps import solve as app
 
     outcome = ending.Outcome()
     done = 0
-    for answer, dump in zip(answers, dumps):
-        if answer is None:  # stopped before this puzzle began
-            break
-        ending.emit(json.dumps(answer.record) if args.json else answer.text)
-        done += 1
-        outcome.unsolved |= not answer.solved
-        if dump is not None:
-            try:
-                app.dump_states(dump, puzzles[done - 1], answer.result)
-            except OSError as error:
-                ending.note(f"gpu-sa: error: {dump}: cannot write the states: {error.strerror or error} "
-                            f"(the result above stands)")
-                outcome.io_failed = True
-        if stop.requested():
-            break
+
+    def status(seconds):
+        answered = f"{done:,} of {len(puzzles):,} puzzles answered; " if len(puzzles) > 1 else ""
+        return (f"gpu-sa: {answered}{puzzles[min(done, len(puzzles) - 1)].label}: {working} for {seconds:.0f} s "
+                "(Ctrl-C stops and reports)")
+
+    with Heartbeat(status, quiet=getattr(args, "quiet", False) or working is None):
+        for answer, dump in zip(answers, dumps):
+            if answer is None:  # stopped before this puzzle began
+                break
+            ending.emit(json.dumps(answer.record) if args.json else answer.text)
+            done += 1
+            outcome.unsolved |= not answer.solved
+            if dump is not None:
+                try:
+                    app.dump_states(dump, puzzles[done - 1], answer.result)
+                except OSError as error:
+                    ending.note(f"gpu-sa: error: {dump}: cannot write the states: {error.strerror or error} "
+                                f"(the result above stands)")
+                    outcome.io_failed = True
+            if stop.requested():
+                break
     outcome.io_failed |= bool(failures)
     if stop.requested():
         name = signal.Signals(stop.signal_number() or signal.SIGINT).name
