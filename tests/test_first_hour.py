@@ -12,6 +12,7 @@ import time
 import pytest
 
 from conftest import ROOT
+from gpu_sa.apps import schema
 
 EASY = ROOT / "examples" / "seed_easy.txt"
 
@@ -85,3 +86,110 @@ def test_a_long_search_says_what_it_is_doing(cli):
                            "(Ctrl-C stops and reports)" in err.splitlines()
     status, out, err = cli("exact", path, "--time-limit", "1.5")
     assert status == 1 and f"gpu-sa: {path}:1: counting solutions for 1 s (Ctrl-C stops and reports)" in err
+
+
+# Issue 24 items 5 and 6: what the output says, and one JSON schema for every method.
+
+SHIKAKU = ROOT / "examples" / "shikaku_7x7.txt"
+HASHI = ROOT / "examples" / "hashi_10x10.txt"
+LARGE = ROOT / "bench" / "data" / "sudoku36_45" / "inst36x36_45_0.txt"
+CONTRADICTION = "12....3...4.....\n"  # a 4x4: r1c3 sees 1 and 2 in its row, 3 and 4 in its column
+
+
+def _records(cli, *args, stdin=""):
+    import json
+
+    status, out, err = cli("solve", *args, "--json", "--quiet", stdin=stdin)
+    return status, [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.mark.parametrize("args,method,conditions", [
+    ([EASY, "--seed", "1"], "auto", ()),
+    ([LARGE, "--seed", "1", "--time-limit", "0.5"], "auto", (schema.ANNEALED,)),
+    ([EASY, "--seed", "1", "--method", "anneal", "--no-propagate", "--chains", "16", "--check-unique"], "anneal",
+     (schema.ANNEALED, "--check-unique")),
+    ([EASY, "--seed", "1", "--method", "anneal", "--no-propagate", "--chains", "16", "--replicas", "2",
+      "--max-moves", "2000"], "anneal", (schema.ANNEALED, "--replicas R > 1")),
+    ([EASY, "--method", "exact"], "exact", ()),
+    ([HASHI, "--kind", "hashi", "--method", "ilp", "--check-unique"], "ilp", ("--check-unique",)),
+    ([SHIKAKU, "--kind", "shikaku", "--seed", "1"], "anneal", (schema.ANNEALED,)),
+], ids=["auto-propagation", "auto-annealed", "anneal", "anneal-replicas", "exact", "ilp", "shikaku-pruned"])
+def test_every_method_s_record_follows_the_one_schema(args, method, conditions, cli):
+    _, (record,) = _records(cli, *args)
+    assert record["method"] == method and schema.check(method, record) == []
+    expected = {key.name for key in schema.KEYS if method in key.methods and (not key.when or key.when in conditions)}
+    assert set(record) == expected
+
+
+@pytest.mark.parametrize("method", ["auto", "anneal"])
+def test_a_contradiction_follows_the_schema_too(method, cli):
+    status, (record,) = _records(cli, "-", "--method", method, "--seed", "1", stdin=CONTRADICTION)
+    assert status == 1 and record["stopped"] == "contradiction" and schema.check(method, record) == []
+    assert set(record) == {key.name for key in schema.KEYS if key.required(method)} | {"reason"}
+
+
+def test_auto_keeps_the_best_the_annealer_reached_when_it_fails(cli):
+    """`"cost": null` when auto failed: the best the annealer reached was lost."""
+    status, (record,) = _records(cli, LARGE, "--seed", "1", "--time-limit", "0.5")
+    assert status == 1 and not record["solved"] and record["answered_by"] == "none"
+    assert isinstance(record["cost"], int) and record["cost"] > 0 and len(record["best"].split()) == 36 * 36
+    assert record["chains"] == 16 and record["moves"] > 0
+
+
+def test_output_says_only_what_happened(cli):
+    status, out, err = cli("solve", SHIKAKU, "--kind", "shikaku", "--seed", "1")
+    assert status == 0 and out.startswith(f"{SHIKAKU}:2: solved by candidate pruning in ")
+    assert ", before any annealing (seed 1; setup " in out.splitlines()[0] and "launch" not in err
+    status, out, err = cli("solve", EASY, "--seed", "1", "--method", "anneal")
+    assert out.startswith(f"{EASY}:2: solved by propagation (the three rules) in ") and "chain 0" not in out
+    status, out, err = cli("solve", EASY, "--seed", "1")
+    assert out.splitlines()[0].endswith("(the three rules alone; seed 1)") and "0 rounds" not in out
+    status, out, err = cli("solve", LARGE, "--seed", "1", "--time-limit", "0.5")
+    first = out.splitlines()[0]
+    assert " 1 rounds" not in first and " rounds: " in first and "the annealer's best cost " in first
+    status, out, err = cli("exact", HASHI, "--kind", "hashi")
+    assert "(2 MILP solves, 0 connectivity cuts, " in out and "solution(s)" not in out
+
+
+def test_the_top_level_help_says_what_solve_does(cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")  # one line per command
+    status, out, err = cli("--help")
+    line = next(line for line in out.splitlines() if line.strip().startswith("solve "))
+    assert "anneal every puzzle" not in line and "search" in line
+
+
+# Issue 24 item 7: annealer options under the default method. The rule: an option only the annealer reads, given
+# without --method, selects the annealer (said on stderr); --chains, which auto's annealing rounds read, sets those.
+
+ANNEALER_ONLY = [["--move", "sirdey"], ["--max-moves", "3000"], ["--no-propagate"], ["--trials", "2"],
+                 ["--schedule", "geometric"], ["--t0", "0.6"], ["--no-early-stop", "--max-moves", "100"]]
+
+
+@pytest.mark.parametrize("options", ANNEALER_ONLY, ids=lambda options: options[0])
+def test_an_annealer_option_selects_the_annealer_and_says_so(options, cli):
+    import json
+
+    status, out, err = cli("solve", EASY, "--seed", "1", "--chains", "8", *options, "--json")
+    assert status == 0 and json.loads(out)["method"] == "anneal"
+    first = err.splitlines()[0]
+    assert first.startswith("gpu-sa: --") and options[0] in first and " the annealer (--method anneal); " in first
+    status, out, err = cli("solve", EASY, "--method", "auto", *options)
+    assert status == 2 and "applies to --method anneal, not auto" in err  # auto asked for: an annealer option is an error
+
+
+def test_trace_and_dump_states_select_the_annealer_too(tmp_path, cli):
+    import json
+
+    status, out, err = cli("solve", EASY, "--seed", "1", "--chains", "8", "--no-propagate", "--trace",
+                           tmp_path / "t.jsonl", "--dump-states", tmp_path / "d", "--json")
+    assert status == 0 and json.loads(out)["method"] == "anneal" and (tmp_path / "d.npz").exists()
+    assert err.startswith("gpu-sa: --no-propagate, --dump-states, --trace select the annealer (--method anneal)")
+
+
+def test_chains_under_auto_sets_its_annealing_rounds_and_says_so(cli):
+    import json
+
+    status, out, err = cli("solve", LARGE, "--seed", "1", "--chains", "4", "--time-limit", "0.5", "--json")
+    record = json.loads(out)
+    assert record["method"] == "auto" and record["chains"] == 4
+    assert err.startswith("gpu-sa: --chains 4: the chains of each of auto's annealing rounds")

@@ -54,3 +54,32 @@ def test_the_exit_status_table_covers_every_status():
     cells = [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("|")]
     statuses = {int(code) for cell in cells[2:] for code in cell.split(",")}  # after the header and its rule
     assert statuses == {ending.OK, ending.UNSOLVED, ending.USAGE, ending.SOFTWARE, ending.IOERR, 129, 130, 143}
+
+
+def _json_key_table():
+    text = (ROOT / "README.md").read_text().split("**JSON keys**", 1)[1]
+    rows = []
+    for line in text.splitlines()[1:]:
+        if rows and not line.startswith("|"):
+            break
+        if line.startswith("| `"):
+            rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
+
+
+def test_the_readme_lists_every_json_key_of_the_schema_with_its_methods():
+    """Issue 24 item 6: the README's key list did not hold for the default method; now it is the schema's."""
+    from gpu_sa.apps import schema
+
+    rows = _json_key_table()
+    assert [row[0].strip("`") for row in rows] == [key.name for key in schema.KEYS]
+    for (name, methods, present, meaning), key in zip(rows, schema.KEYS):
+        assert methods == ("every" if key.methods == schema.METHODS else ", ".join(f"`{m}`" for m in key.methods))
+        assert present == (key.when or "always") and meaning == key.meaning, name
+
+
+def test_the_schema_names_every_method_of_every_kind():
+    from gpu_sa.apps import schema
+    from gpu_sa.commands import kinds
+
+    assert {method.name for module in kinds("solve").values() for method in module.METHODS} == set(schema.METHODS)

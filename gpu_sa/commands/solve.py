@@ -8,17 +8,23 @@ import time
 from dataclasses import replace
 
 from .. import ending, stop
-from ..options import Choice, Integer, Option, Real, Text, UsageError
+from ..options import Choice, Integer, Option, Real, Text, UsageError, given
 from . import (Heartbeat, add_input, check_formats, input_format_option, kinds, output_format_option,
                read_puzzles)
 
 DETECTS_KIND = True  # without --kind, the input file's kind is detected (commands.detect_kind)
-HELP = "anneal every puzzle of a file"
-DESCRIPTION = "Anneal every puzzle of PUZZLE_FILE ('-' = standard input), one after the other."
+HELP = ("solve every puzzle of a file (sudoku: propagation, then the complete search and the annealer in turns; "
+        "the other kinds: the annealer)")
+DESCRIPTION = ("Solve every puzzle of PUZZLE_FILE ('-' = standard input), one after the other, by the kind's default "
+               "method unless --method says otherwise: sudoku's auto (propagation, then the complete search and "
+               "annealing rounds in turns, the first verified answer wins), the annealer for the other kinds. An "
+               "option that only the annealer has (--move, the schedule, --max-moves, --trace, ...) given without "
+               "--method selects --method anneal, said on stderr.")
 EPILOG = ("Exit status: 0 all solved, 1 some puzzle unsolved within its budget (or without a solution), 2 bad input "
           "or usage, 74 output failed (or a --dump-states file could not be written), 129/130/143 stopped by "
           "SIGHUP/SIGINT/SIGTERM (the best state so far is still reported), 70 internal error. README: 'Exit status'.")
-ANNEALING = {"method": ("anneal",)}
+ANNEAL_METHOD = "anneal"
+ANNEALING = {"method": (ANNEAL_METHOD,)}  # options only the annealer reads: given without --method, they select it
 CHAINS = {"method": ("anneal", "auto")}  # the options of whatever runs chains (auto anneals in its rounds)
 SCHEDULE = "temperature schedule"
 BUDGET = "budget and stopping"
@@ -99,9 +105,19 @@ SCHEDULE_OPTIONS = (
 
 
 def _default_method(args) -> str:
-    """The kind's first method (the kind not given yet: the registry's first kind, --kind's default)."""
+    """The kind's first method (the kind not given yet: the registry's first kind, --kind's default), unless an
+    option that only the annealer has is given: that selects the annealer (``run`` says so on stderr). One rule
+    for every such option, instead of some being errors under sudoku's auto and --chains not."""
     available = kinds("solve")
-    return available[args.kind or next(iter(available))].METHODS[0].name
+    kind = available[args.kind or next(iter(available))]
+    default = kind.METHODS[0].name
+    if default != ANNEAL_METHOD and any(method.name == ANNEAL_METHOD for method in kind.METHODS):
+        selecting = [option.flag for option in options() if option.applies.get("method") == ANNEALING["method"]
+                     and given(args, option)]
+        if selecting:
+            args.annealer_selected_by = selecting
+            return ANNEAL_METHOD
+    return default
 
 
 def options():
@@ -161,6 +177,13 @@ def run(args) -> int:
         raise UsageError("--dask and --workers exclude each other: use a running scheduler or start a local cluster")
     if (args.dask is not None or args.workers is not None) and (args.dump_states or args.trace):
         raise UsageError("--dump-states and --trace need the chains in this process: not with --dask or --workers")
+    if getattr(args, "annealer_selected_by", None) and not args.quiet:
+        flags = args.annealer_selected_by
+        ending.note(f"gpu-sa: {', '.join(flags)} select{'s' if len(flags) == 1 else ''} the annealer (--method anneal); "
+                    f"{kind.METHODS[0].name}, the default method, runs its annealing rounds with settings of its own")
+    elif methods[args.method].runs is not None and args.chains is not None and not args.quiet:
+        ending.note(f"gpu-sa: --chains {args.chains}: the chains of each of {args.method}'s annealing rounds "
+                    "(--method anneal: the annealer alone)")
     puzzles = read_puzzles(args, args.puzzle_file)
     method = methods[args.method]
     if method.exact:
@@ -222,7 +245,7 @@ def _anneal(app, kind, puzzles, args) -> int:
     batched = args.batch != 1 and len(puzzles) > 1 and not any(dumps)
     if not args.quiet:
         ending.note(f"gpu-sa: {why}")
-        if not on_cluster:  # on a cluster each worker's backend decides
+        if not on_cluster and any(move.has_free_variables for move in moves):  # on a cluster each worker decides
             rows = args.chains or (backend.dataset_chains if batched else backend.default_chains)(moves[0])
             ending.note(f"gpu-sa: launch: {backend.describe_launch(rows, moves[0])} per puzzle")
     failures = []

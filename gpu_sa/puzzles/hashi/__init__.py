@@ -66,6 +66,7 @@ class Hashi:
     source: str = "<input>"
     line: int = 1
     state_base = 0  # chain states are stored and dumped as they are
+    presolve = "candidate pruning"  # what fixes variables before annealing, in messages ("solved by ...")
 
     @property
     def label(self) -> str:

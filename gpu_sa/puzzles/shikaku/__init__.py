@@ -64,6 +64,7 @@ class Shikaku:
     source: str = "<input>"
     line: int = 1
     state_base = 0  # chain states are stored and dumped as they are
+    presolve = "candidate pruning"  # what fixes variables before annealing, in messages ("solved by ...")
 
     @property
     def label(self) -> str:

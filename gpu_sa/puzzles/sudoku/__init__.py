@@ -105,6 +105,7 @@ class Sudoku:
     source: str = "<input>"
     line: int = 1
     state_base = 1  # digits live 0-based in chain states and print 1-based
+    presolve = "propagation (the three rules)"  # what fixes variables before annealing, in messages ("solved by ...")
 
     @property
     def side(self) -> int:
