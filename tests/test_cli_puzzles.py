@@ -166,7 +166,8 @@ def test_a_file_that_names_its_kind_needs_no_kind_option(path, kind, fmt, comman
                               "format for larger grids (is it another kind? the file reads as hashi with --kind hashi)"),
     ("..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.1..8....1..\n",
      "wrong length 76 (a line puzzle has 16, 81, 256, 625 cells)"),  # a Sudoku with a typo: no other kind's hint
-], ids=["plain-hashi", "broken-sudoku"])
+    ("11" + "." * 79 + "\n", "givens clash: 1 twice in row 1 (r1c1 and r1c2)"),  # also a 1x81 plain Hashiwokakero
+], ids=["plain-hashi", "broken-sudoku", "clashing-sudoku"])
 def test_a_file_that_does_not_name_its_kind_gets_the_sudoku_error_and_a_hint_if_another_kind_reads_it(text, message,
                                                                                                    cli):
     status, out, err = cli("solve", "-", stdin=text)

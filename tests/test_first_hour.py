@@ -173,6 +173,8 @@ def test_an_annealer_option_selects_the_annealer_and_says_so(options, cli):
     assert status == 0 and json.loads(out)["method"] == "anneal"
     first = err.splitlines()[0]
     assert first.startswith("gpu-sa: --") and options[0] in first and " the annealer (--method anneal); " in first
+    status, out, err = cli("solve", EASY, "--seed", "1", "--chains", "8", "--method", "anneal", *options)
+    assert status == 0 and "select" not in err  # asked for the annealer: nothing to say
     status, out, err = cli("solve", EASY, "--method", "auto", *options)
     assert status == 2 and "applies to --method anneal, not auto" in err  # auto asked for: an annealer option is an error
 
@@ -193,3 +195,34 @@ def test_chains_under_auto_sets_its_annealing_rounds_and_says_so(cli):
     record = json.loads(out)
     assert record["method"] == "auto" and record["chains"] == 4
     assert err.startswith("gpu-sa: --chains 4: the chains of each of auto's annealing rounds")
+
+
+# Issue 24 item 8: "seed 002/003/004", "Règles EUP", "annex A.1.a" undefined in the README, the help and the page,
+# and clashing with --seed. The sources are cited once, in the README's Sources section.
+
+JARGON = r"seed[- ]?00\d|the seed's|seed page|r[èe]gles eup|annex [a-z]\.|as in the seed\b|the seed suggests"
+
+
+def _helps():
+    import argparse
+
+    from gpu_sa import cli as command_line
+
+    parser = command_line.build_parser()
+    yield "gpu-sa --help", parser.format_help()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, sub in commands.choices.items():
+        yield f"gpu-sa {name} --help", sub.format_help()
+
+
+def test_no_undefined_jargon_in_the_readme_the_help_or_the_page(monkeypatch):
+    import re
+
+    monkeypatch.setenv("COLUMNS", "10000")
+    readme = (ROOT / "README.md").read_text()
+    before, sources = readme.split("\n## Sources\n", 1)
+    texts = [("README.md", before + "\n## " + sources.split("\n## ", 1)[1]), *_helps()]
+    texts += [(path.name, path.read_text()) for path in sorted((ROOT / "gpu_sa" / "view" / "static").iterdir())]
+    found = {name: sorted(set(re.findall(JARGON, text, flags=re.I))) for name, text in texts}
+    assert {name: words for name, words in found.items() if words} == {}
+    assert "règles EUP" in sources  # cited once, where the sources are named

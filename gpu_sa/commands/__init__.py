@@ -88,11 +88,13 @@ def detect_kind(args, command: str) -> str:
     The default kind (the registry's first, Sudoku) reads the file unless it cannot. Then each other kind
     tries: if exactly one reads it, in a format that names its kind (``NAMED_FORMATS``: a Coelho header, a
     Tatham game ID, a puzz.link URL), that kind it is, said on stderr; if some read it only in a format any
-    kind could have written (rows of numbers), the default kind's error says which ``--kind`` reads it,
-    instead of a guess. ``--format`` given: only the kinds that have that format are tried.
+    kind could have written (rows of numbers), the default kind's error says which ``--kind`` reads it, instead
+    of a guess, but only when that error is about the text's size (``ShapeError``): a Sudoku whose givens clash
+    is no Hashiwokakero. ``--format`` given: only the kinds that have that format are tried.
     """
     from .. import ending
     from ..options import read_text
+    from ..puzzles.errors import ShapeError
 
     available = kinds(command)
     default = next(iter(available))
@@ -123,6 +125,8 @@ def detect_kind(args, command: str) -> str:
                         f"--kind {name}")
             args.detected = name, puzzles
             return name
+    if first == default and not isinstance(refusal, ShapeError):
+        raise refusal  # sized like the default kind's puzzles, with bad content: no other kind is to blame
     if readers:
         raise type(refusal)(f"{refusal} (is it another kind? the file reads as {' or '.join(readers)} with "
                             f"{' or '.join(f'--kind {name}' for name in readers)})") from None

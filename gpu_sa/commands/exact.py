@@ -5,9 +5,9 @@ from ..options import Integer, Option, Real
 from . import add_input, input_format_option, output_format_option, read_puzzles
 
 DETECTS_KIND = True  # without --kind, the input file's kind is detected (commands.detect_kind)
-HELP = "prove, count and solve puzzles exactly (seed 002's solver; the integer programs of seed 004)"
+HELP = "prove, count and solve puzzles exactly (Sudoku: rules and backtracking; the others: integer programs)"
 DESCRIPTION = ("Solve every puzzle of PUZZLE_FILE ('-' = standard input) exactly and count its solutions up to "
-               "--count-limit. Sudoku: seed 002's solver, candidates as bitmasks, the rules exclusivity (naked "
+               "--count-limit. Sudoku: candidates as bitmasks, the rules exclusivity (naked "
                "single), uniqueness (hidden single) and parity (naked pair) until nothing changes, then branching on "
                "a cell with the fewest candidates. Kinds with an integer program: scipy's HiGHS (Hashiwokakero with "
                "lazy connectivity cuts), each solution found excluded by a no-good cut to count further.")
@@ -22,7 +22,7 @@ def options():
         Option("--seed", "sudoku: break ties among the fewest-candidate cells and order digits from this seed, "
                "restarting with growing node budgets (the Luby sequence) on every core: a heavy tail no longer blocks "
                "the search, and counts and 'no solution' stay exact; the answer depends on the seed only (default: "
-               "the seed's deterministic search). Integer programs: HiGHS's random_seed (default 0)",
+               "the original deterministic search). Integer programs: HiGHS's random_seed (default 0)",
                Integer(0, 2**64 - 1)),
         Option("--time-limit", "give up on a puzzle after about this many seconds (the answer says gave_up)", Real(),
                metavar="SECONDS", purpose="seconds"),

@@ -8,11 +8,11 @@ from .. import ending, stop
 from ..options import Choice, Integer, Option, UsageError
 from . import Heartbeat, add_options, check_formats, output_format_option
 
-HELP = "generate full sudoku grids (seed 003), or puzzles of the other kinds (seed 004)"
+HELP = "generate full sudoku grids, or puzzles of the other kinds"
 DESCRIPTION = ("sudoku: COUNT distinct full valid grids, each given a uniformly random symmetry (digit relabelling, "
-               "band/stack and row/column permutations, transposition). shikaku (--size): the seed's generator, "
+               "band/stack and row/column permutations, transposition). shikaku (--size): the original generator, "
                "recursive cuts of the grid, random merges of neighbouring rectangles, one clue per rectangle at a "
-               "random cell. hashi (--size, --islands): the seed's generator, random islands, every edge between "
+               "random cell. hashi (--size, --islands): the original generator, random islands, every edge between "
                "neighbours, an island added where edges cross, random bridge counts. Puzzle i of a run uses seed "
                "(SEED, i), so a run replays.")
 EPILOG = ("A run that lasts says how many are made every ten seconds on stderr. Exit status: 0 all made, 1 fewer made "

@@ -62,8 +62,8 @@ ENGINE_OPTIONS = (
     Option("--trials", "restarts: when a trial ends unsolved, every chain is replaced by a fresh one (new chain indices, "
            "so the run still replays from its seed) and the schedule starts again; 0 = until solved or --time-limit "
            "(default 100; 1 with --no-early-stop)", Integer(0), group=BUDGET, applies=ANNEALING),
-    Option("--stall-plateaus", "the seed's ad-hoc stop: end a trial once no chain has lowered its best cost for N "
-           "plateaus (the seed suggests 10000)", Integer(1), metavar="N", group=BUDGET, applies=ANNEALING),
+    Option("--stall-plateaus", "Sirdey's ad-hoc stop: end a trial once no chain has lowered its best cost for N "
+           "plateaus (Sirdey suggests 10000)", Integer(1), metavar="N", group=BUDGET, applies=ANNEALING),
     Option("--time-limit", "stop each puzzle after about this many seconds", Real(), metavar="SECONDS", group=BUDGET),
     Option("--replicas", "replica exchange: chains in groups of R on a ladder of fixed temperatures, geometric from "
            "--t-end (coldest) up to --t0, neighbours exchanging temperatures every --exchange-interval moves by the "
@@ -84,8 +84,8 @@ ENGINE_OPTIONS = (
            group=BUDGET, applies=ANNEALING),
 )
 SCHEDULE_OPTIONS = (
-    Option("--schedule", "geometric (default, tuned by measurement): --t0 to --t-end over --plateaus; sirdey: the "
-           "seed's law T0 = e_p, T_{k+1} = T_k / (1 + log(1+delta)/(e_p+1) T_k) down to T_f (252 million moves per "
+    Option("--schedule", "geometric (default, tuned by measurement): --t0 to --t-end over --plateaus; sirdey: "
+           "Sirdey's law T0 = e_p, T_{k+1} = T_k / (1 + log(1+delta)/(e_p+1) T_k) down to T_f (252 million moves per "
            "chain for 9x9: the faithful mode); list: the temperatures of --temperatures",
            Choice(("geometric", "sirdey", "list")), default="geometric", group=SCHEDULE, applies=ANNEALING),
     Option("--delta", "sirdey: the law's delta (default 0.1)", Real(), group=SCHEDULE, applies={"schedule": ("sirdey",), **ANNEALING}),
@@ -96,7 +96,7 @@ SCHEDULE_OPTIONS = (
            group=SCHEDULE, applies={"schedule": ("geometric",), **ANNEALING}),
     Option("--plateaus", "geometric: number of plateaus (default for sudoku 4000 at 9x9, 324,000 moves per chain; 1000 from 16x16 up; "
            "2000 for shikaku, 1000 for hashi)", Integer(1), group=SCHEDULE, applies={"schedule": ("geometric",), **ANNEALING}),
-    Option("--plateau-length", "moves per plateau (default: the number of cells for sudoku, as in the seed; the "
+    Option("--plateau-length", "moves per plateau (default: the number of cells for sudoku, as Sirdey has it; the "
            "number of movable clues for shikaku, of movable edges for hashi)", Integer(1), group=SCHEDULE,
            applies=ANNEALING),
     Option("--temperatures", "list: comma-separated temperatures, or @FILE with one per line", Text("LIST"),
@@ -111,7 +111,7 @@ def _default_method(args) -> str:
     available = kinds("solve")
     kind = available[args.kind or next(iter(available))]
     default = kind.METHODS[0].name
-    if default != ANNEAL_METHOD and any(method.name == ANNEAL_METHOD for method in kind.METHODS):
+    if args.method is None and default != ANNEAL_METHOD and any(m.name == ANNEAL_METHOD for m in kind.METHODS):
         selecting = [option.flag for option in options() if option.applies.get("method") == ANNEALING["method"]
                      and given(args, option)]
         if selecting:
@@ -132,7 +132,7 @@ def options():
         *SCHEDULE_OPTIONS, *ENGINE_OPTIONS[3:],
         Option("--no-early-stop", "run every chain for exactly --max-moves moves even once a chain has solved",
                group=BUDGET, applies=ANNEALING),
-        Option("--no-propagate", "sudoku: do not run the seed-002 rules before annealing (by default every cell they "
+        Option("--no-propagate", "sudoku: do not run the three rules (naked single, hidden single, naked pair) before annealing (by default every cell they "
                "force becomes a given and moves draw only among each cell's remaining candidates); with this option "
                "the chains follow the plain moves, exactly as before propagation existed", applies=ANNEALING),
         Option("--json", "one JSON object per puzzle per line on stdout: solved, solution (sudoku: the grid in the "

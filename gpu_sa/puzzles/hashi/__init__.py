@@ -33,7 +33,7 @@ from .formats import write as write_puzzle
 from .geometry import HashiGeometry, geometry
 
 KIND = "hashi"
-SUMMARY = "Hashiwokakero (seed 004): bridges joining every island into one network"
+SUMMARY = "Hashiwokakero: bridges joining every island into one network"
 FORMAT_HELP = {
     "has": "Coelho et al. files: 'rows cols islands' then the grid, 0 = water",
     "plain": "digits 1-8 are islands, '.' water",
@@ -42,7 +42,7 @@ FORMAT_HELP = {
 }
 MOVES = ("bridge",)
 DEFAULT_MOVE = "bridge"
-METHODS = (ANNEAL, Method("ilp", "the seed's integer program, solved exactly by SciPy's HiGHS", exact=True))
+METHODS = (ANNEAL, Method("ilp", "the integer program, solved exactly by SciPy's HiGHS", exact=True))
 NAMED_FORMATS = ("has", "tatham", "puzzlink")  # they name the puzzle: --kind can be left out
 OUTPUT_FORMATS = ("pretty",)  # a solution is drawn; the puzzle formats cannot hold one
 COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.apps.generate:instances"}
