@@ -226,3 +226,22 @@ def test_no_undefined_jargon_in_the_readme_the_help_or_the_page(monkeypatch):
     found = {name: sorted(set(re.findall(JARGON, text, flags=re.I))) for name, text in texts}
     assert {name: words for name, words in found.items() if words} == {}
     assert "règles EUP" in sources  # cited once, where the sources are named
+
+
+# Issue 24 item 9: examples/ had one easy Sudoku, which propagation finishes.
+
+@pytest.mark.parametrize("name,side,count", [("sudoku_9x9_hard.txt", 9, 3), ("sudoku_16x16.txt", 16, 1),
+                                             ("sudoku_25x25.txt", 25, 1)])
+def test_the_examples_need_the_search_or_the_annealer(name, side, count, cli):
+    import json
+
+    from gpu_sa.exact import sudoku as exact
+
+    path = ROOT / "examples" / name
+    puzzles = __import__("gpu_sa").parse(path.read_text(), str(path))
+    assert len(puzzles) == count and all(p.side == side for p in puzzles)
+    assert all(exact.propagate(p.givens, p.order).free > 0 for p in puzzles)  # the three rules alone stall
+    assert name in (ROOT / "README.md").read_text().split("## A short tour", 1)[1].split("\n## ", 1)[0]
+    status, out, err = cli("solve", path, "--seed", "1", "--json", "--quiet")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert status == 0 and [r["answered_by"] for r in records] == ["exact"] * count
