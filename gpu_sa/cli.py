@@ -28,8 +28,8 @@ def build_parser() -> Parser:
     from .commands import COMMANDS, kinds
 
     parser = Parser(prog="gpu-sa", description="Solve logic puzzles by simulated annealing, thousands of independent "
-                    "Metropolis chains in lockstep on the GPU or the CPU, with exact solvers beside it (Sudoku's default "
-                    "answers by propagation and a complete search first).",
+                    "Metropolis chains in lockstep on the GPU or the CPU, and by exact solvers beside it (which method "
+                    "answers by default: gpu-sa solve --help).",
                     epilog="Exit status (every command): 0 success, 1 unsolved or fewer results than asked, 2 bad "
                            "input or usage, 70 internal error, 74 output failed, 129/130/143 stopped by SIGHUP/SIGINT/"
                            "SIGTERM. README: 'Exit status'.")
