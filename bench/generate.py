@@ -1,6 +1,11 @@
 """Grid generation and puzzle minimisation (seed 003).
 
     python bench/generate.py [--grids 2000] [--minimize 100] [--iterations 10000,30000,100000] [--json]
+    python bench/generate.py --orders 3,4,5,6,7,8 [--budget 20]   # only the per-order part
+
+Part 0 (``--orders``), the default method per order: grids made by each method (backtrack, anneal on cpu) within
+``--budget`` seconds at each order, after a warm-up at order 2 (compilation); a stop request ends a method's
+run at the budget, so a method that makes no grid in time counts 0. Every grid checked by the validator.
 
 Part 1, grids per second: every method (anneal and swaps on every available backend,
 backtrack on one core), after a warm-up; verify: every grid valid (independent validator)
@@ -32,14 +37,54 @@ def valid(grid):
     return not sudoku_violations(rows, [[0] * 9] * 9)
 
 
+def per_order(orders, budget, info, as_json):
+    """Grids per second of each method at each order within ``budget`` seconds (the stop flag ends a run)."""
+    import threading
+
+    from gpu_sa import stop
+    from gpu_sa.validate import sudoku_violations as violations
+
+    print_header(f"grid generation per order, {budget:g} s per method and order", info)
+    rows = []
+    for method in ("backtrack", "anneal"):
+        generate.grids(4, order=2, method=method, seed=99, backend="cpu")  # warm-up: compilation
+        for order in orders:
+            side = order * order
+            timer = threading.Timer(budget, stop.request)
+            start = time.perf_counter()
+            timer.start()
+            made = []
+            for grid in generate.grid_stream(order=order, method=method, seed=1, backend="cpu"):
+                made.append(grid)
+                if stop.requested():
+                    break
+            seconds = time.perf_counter() - start
+            timer.cancel()
+            stop.clear()
+            assert all(not violations((g.reshape(side, side) + 1).tolist(), [[0] * side] * side) for g in made)
+            rows.append(dict(part="per_order", method=method, order=order, grids=len(made), seconds=seconds,
+                             per_second=len(made) / seconds))
+    print("# verify: every grid valid (independent validator)")
+    print_table(["method", "grid", "grids made", "seconds", "grids/s"],
+                [[r["method"], f"{r['order'] ** 2}x{r['order'] ** 2}", r["grids"], r["seconds"], r["per_second"]]
+                 for r in rows])
+    if as_json:
+        for r in rows:
+            print(json.dumps({**r, "commit": info["commit"]}))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--grids", type=int, default=2000)
     parser.add_argument("--minimize", type=int, default=100)
     parser.add_argument("--iterations", default="10000,30000,100000")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--orders", default="", help="e.g. 3,4,5,6,7,8: only the per-order part")
+    parser.add_argument("--budget", type=float, default=20.0, help="seconds per method and order (--orders)")
     args = parser.parse_args()
     info = environment()
+    if args.orders:
+        return per_order([int(order) for order in args.orders.split(",")], args.budget, info, args.json)
     print_header("generation and minimisation, 9x9", info)
     usable, simulated, _ = backends.cuda_status()
     runs = [("backtrack", "cpu")] + [(m, b) for m in ("anneal", "swaps")

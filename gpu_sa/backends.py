@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import kernels
+from . import kernels, schedule
 from .moves import SIMULATOR, AnnealMove, ChainState, addressable_rows, check_addressable, state_arrays
 
 BACKENDS = ("auto", "cuda", "cpu", "numpy")
@@ -246,9 +246,7 @@ class CudaBackend:
 
     def _compiled_advance(self, move):
         """The advance kernel of ``move`` specialised for its argument types (typed on a one-chain state)."""
-        from .runner import default_schedule
-
-        law = default_schedule(move)
+        law = schedule.default_schedule(move)
         stage = kernels.stage_shape(1, move.max_delta + 1)
         glue = kernels.cuda_glue(move.kernel, stage)
         state = self.allocate(move, 1)
@@ -421,8 +419,9 @@ def cuda_status() -> tuple[bool, bool, str]:
     except Exception as error:
         return False, False, f"CUDA is present but unusable ({error.__class__.__name__}: {_first_line(error)})"
     try:
-        from . import probe
+        from . import compiling, probe
 
+        compiling.watch_cuda()  # numba-cuda's compilations are announced from here on (the probe's first)
         probe.launch()
     except Exception as error:
         return False, False, (f"CUDA GPU {name} found, but a test kernel did not compile and run "

@@ -38,8 +38,9 @@ def build_parser() -> Parser:
     from . import __version__
     from .commands import COMMANDS, kinds
 
-    parser = Parser(prog="gpu-sa", description="Solve logic puzzles by simulated annealing: thousands of independent "
-                    "Metropolis chains in lockstep on the GPU, or on the CPU.",
+    parser = Parser(prog="gpu-sa", description="Solve logic puzzles by simulated annealing, thousands of independent "
+                    "Metropolis chains in lockstep on the GPU or the CPU, and by exact solvers beside it (which method "
+                    "answers by default: gpu-sa solve --help).",
                     epilog="Exit status (every command): 0 success, 1 unsolved or fewer results than asked, 2 bad "
                            "input or usage, 70 internal error, 74 output failed, 129/130/143 stopped by SIGHUP/SIGINT/"
                            "SIGTERM. README: 'Exit status'.")
@@ -53,21 +54,24 @@ def build_parser() -> Parser:
                                      epilog=getattr(module, "EPILOG", None))
         sub.set_defaults(command_module=module)
         if kinds(name):
-            _kind_option(name).add_to(sub)
+            _kind_option(name, detects=getattr(module, "DETECTS_KIND", False)).add_to(sub)
         module.add_arguments(sub)
         if kinds(name):
             _add_kind_options(sub, name)
     return parser
 
 
-def _kind_option(command):
+def _kind_option(command, detects: bool = False):
     from .commands import kinds
     from .options import Choice, Option
 
     available = kinds(command)
+    detected = (". Without --kind, a file the default kind cannot read is read as the kind it names (a Coelho header, "
+                "a Tatham game ID, a puzz.link URL; said on stderr), else the error says which --kind reads it"
+                if detects and len(available) > 1 else "")
     return Option("--kind", "puzzle kind: " + "; ".join(f"{name}{' (default)' if i == 0 else ''}: {module.SUMMARY}"
-                                                       for i, (name, module) in enumerate(available.items())),
-                  Choice(tuple(available)), default=next(iter(available)))
+                                                       for i, (name, module) in enumerate(available.items()))
+                  + detected, Choice(tuple(available)), default=next(iter(available)))
 
 
 def _declared(command) -> dict:
@@ -115,7 +119,7 @@ def _options(module) -> tuple:
 
 def _prepare(args) -> None:
     """Convert and check every declared option; resolve the kind, its options and its application."""
-    from .commands import kinds
+    from .commands import detect_kind, kinds
     from .options import UsageError, read
     from .puzzles.spec import application
 
@@ -124,6 +128,8 @@ def _prepare(args) -> None:
     if not available:
         read(args, _options(module))
         return
+    if args.kind is None and getattr(module, "DETECTS_KIND", False) and len(available) > 1:
+        args.kind = detect_kind(args, args.command)
     read(args, (_kind_option(args.command),) + _options(module))
     kind = available[args.kind]
     args.kind_module, args.kind_options = kind, {}
@@ -189,7 +195,8 @@ def _run(ending, argv) -> int:
             ending.flush()
             return done.code if isinstance(done.code, int) else ending.USAGE
         _prepare(args)
-        status = args.command_module.run(args)
+        with _compilations_announced(args, ending):
+            status = args.command_module.run(args)
         ending.flush()
         return status
     except ending.OutputFailed as error:
@@ -207,6 +214,18 @@ def _run(ending, argv) -> int:
             ending.note(f"gpu-sa: error: {error}")
             return ending.USAGE
         return ending.last_resort(error)
+
+
+def _compilations_announced(args, ending):
+    """numba's first compilation of each part of the package, announced on stderr (``gpu_sa.compiling``), unless
+    the command is quiet or compiles nothing (``COMPILES = False``: numba is not even imported then)."""
+    import contextlib
+
+    if getattr(args, "quiet", False) or not getattr(args.command_module, "COMPILES", True):
+        return contextlib.nullcontext()
+    from . import compiling
+
+    return compiling.announced(ending.note)
 
 
 def _is_usage(error) -> bool:

@@ -21,6 +21,7 @@ from pathlib import Path
 from . import trace as trace_module
 from .options import MAX_INPUT_MB
 
+COMPILES = False  # pictures only: numba is never needed (gpu_sa.cli announces compilations of the others)
 HELP = "draw a run's trace (cost, acceptance, temperature) or a TTS table as PNG, SVG or PDF"
 DESCRIPTION = ("Draw TRACE, a file written by 'solve --trace' (cost and acceptance against moves and against "
                "temperature), or the output of 'bench/tts.py --json' (success probability and TTS99 against the "

@@ -54,7 +54,7 @@ class Answer:
     nodes: int  # complete-search branches, over every round
     restarts: int  # complete-search restarts, over every round
     moves: int  # annealing moves per chain, over every round
-    anneal: runner.Result | None  # the last annealing round's result (its chain, cost...), if one ran
+    anneal: runner.Result | None  # the best annealing round's result (lowest cost, earliest), if one ran
 
 
 def solve(puzzle, *, seed: int, backend="auto", chains: int | None = None, time_limit: float | None = None,
@@ -167,7 +167,8 @@ class _Work:
     def add_round(self, result: runner.Result):
         self.moves += result.moves
         self.annealer_setup += result.setup_seconds
-        self.anneal = result
+        if self.anneal is None or result.cost < self.anneal.cost:  # the best round (the earliest of equals)
+            self.anneal = result
 
     def answer(self, solved, solution, method, stopped) -> Answer:
         wall = time.perf_counter() - self.start

@@ -46,16 +46,16 @@ from . import stop as stop_module
 from .exchange import exchange_table
 from .kernels import NO_EXCHANGE, Chains, Chunk
 from .moves import AnnealMove, ChainState, stack_moves, state_bytes
+# The default laws live with the laws, below both the backends and this module; their names stay here too.
+from .schedule import (DEFAULT_PLATEAUS, DEFAULT_T0, DEFAULT_T_END, default_ladder,  # noqa: F401
+                       default_schedule, sirdey_schedule)
 
 TARGET_CHUNK_SECONDS = 0.25
 MAX_CHUNK_PLATEAUS = 1 << 16  # bounds the acceptance table sent per launch
 PROBE_PROPOSALS = 1 << 16  # the first chunk's proposals at most (chains x moves): it measures the rate
 MAX_LAUNCH_MOVES = 1 << 30  # the kernels count a launch's moves in 32 bits
 DEFAULT_CHAINS = {"cpu": 256, "numpy": 64}  # cuda: enough to fill the device (backends.CudaBackend.default_chains)
-# The tuned defaults, from bench/tts.py (bench/RESULTS.md): with move swap, a geometric schedule
-# 0.5 -> 0.05 over 4000 plateaus (324,000 moves per chain for 9x9) had the lowest or near-lowest
-# time to solution on the seed puzzles, forum_hardest and 17-clue samples; restarts cover the rest.
-DEFAULT_T0, DEFAULT_T_END, DEFAULT_PLATEAUS = 0.5, 0.05, 4000
+# Restarts cover what the default schedule (``schedule.DEFAULT_T0`` ...) leaves unsolved.
 DEFAULT_TRIALS = 100
 
 
@@ -603,29 +603,6 @@ def _next_chunk(chunk, launched, chunk_seconds, plateau_length, time_left):
         rate = launched / chunk_seconds
         chunk = min(chunk, int(min(rate * max(time_left, TARGET_CHUNK_SECONDS), MAX_LAUNCH_MOVES)))
     return max(1, min(chunk, MAX_CHUNK_PLATEAUS * plateau_length, MAX_LAUNCH_MOVES))
-
-
-def default_schedule(anneal_move):
-    """The tuned default: a geometric law over plateaus of the move's natural length.
-
-    Sudoku: DEFAULT_T0 -> DEFAULT_T_END over DEFAULT_PLATEAUS; other kinds carry their own
-    measured (t0, t_end, plateaus) in ``schedule_defaults``.
-    """
-    t0, t_end, plateaus = anneal_move.schedule_defaults or (DEFAULT_T0, DEFAULT_T_END, DEFAULT_PLATEAUS)
-    return schedule_module.geometric(t0=t0, t_end=t_end, plateaus=plateaus, plateau_length=anneal_move.plateau_length)
-
-
-def default_ladder(anneal_move, replicas: int):
-    """Replica exchange's default: the default schedule's end and start temperatures as the ladder."""
-    t0, t_end, plateaus = anneal_move.schedule_defaults or (DEFAULT_T0, DEFAULT_T_END, DEFAULT_PLATEAUS)
-    return schedule_module.ladder(t_low=t_end, t_high=t0, replicas=replicas, plateaus=plateaus,
-                                  plateau_length=anneal_move.plateau_length)
-
-
-def sirdey_schedule(anneal_move):
-    """Sirdey's law, as the seed states it, for this instance's size (the faithful mode)."""
-    return schedule_module.sirdey(max_cost=anneal_move.max_cost, log_states=anneal_move.log_states,
-                                  plateau_length=anneal_move.plateau_length)
 
 
 def _check_positive_int(name, value):

@@ -254,3 +254,33 @@ def _length(plateau_length):
         raise ValueError(f"plateau length must be an integer from 1 to 2**31 - 1 (the kernels count a plateau's "
                          f"moves in 32 bits), got {plateau_length}")
     return int(plateau_length)
+
+
+# The tuned defaults, from bench/tts.py (bench/RESULTS.md): with move swap, a geometric schedule
+# 0.5 -> 0.05 over 4000 plateaus (324,000 moves per chain for 9x9) had the lowest or near-lowest
+# time to solution on the seed puzzles, forum_hardest and 17-clue samples. Other sizes and kinds
+# carry their own measured (t0, t_end, plateaus) in their move's ``schedule_defaults``.
+DEFAULT_T0, DEFAULT_T_END, DEFAULT_PLATEAUS = 0.5, 0.05, 4000
+
+
+def default_schedule(anneal_move):
+    """The tuned default: a geometric law over plateaus of the move's natural length.
+
+    Sudoku: DEFAULT_T0 -> DEFAULT_T_END over DEFAULT_PLATEAUS; other kinds carry their own
+    measured (t0, t_end, plateaus) in ``schedule_defaults``.
+    """
+    t0, t_end, plateaus = anneal_move.schedule_defaults or (DEFAULT_T0, DEFAULT_T_END, DEFAULT_PLATEAUS)
+    return geometric(t0=t0, t_end=t_end, plateaus=plateaus, plateau_length=anneal_move.plateau_length)
+
+
+def default_ladder(anneal_move, replicas: int):
+    """Replica exchange's default: the default schedule's end and start temperatures as the ladder."""
+    t0, t_end, plateaus = anneal_move.schedule_defaults or (DEFAULT_T0, DEFAULT_T_END, DEFAULT_PLATEAUS)
+    return ladder(t_low=t_end, t_high=t0, replicas=replicas, plateaus=plateaus,
+                  plateau_length=anneal_move.plateau_length)
+
+
+def sirdey_schedule(anneal_move):
+    """Sirdey's law, as the seed states it, for this instance's size (the faithful mode)."""
+    return sirdey(max_cost=anneal_move.max_cost, log_states=anneal_move.log_states,
+                  plateau_length=anneal_move.plateau_length)

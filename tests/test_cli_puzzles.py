@@ -142,3 +142,33 @@ def test_generate_unique_puzzles_replay_from_the_seed(kind, size, extra):
 def test_generate_usage_errors(args, message, cli):
     status, out, err = cli("generate", *args)
     assert status == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1, err
+
+
+# Issue 24 item 2: `gpu-sa solve examples/hashi_10x10.txt` (no --kind) said "wrong length 65 (a line puzzle has
+# 16, 81, 256, 625 cells)", and the .has example "17 rows of 16 numbers ... a 16x16 Sudoku needs 16 rows".
+
+@pytest.mark.parametrize("path,kind,fmt", [(HASHI, "hashi", "tatham"), (SHIKAKU, "shikaku", "tatham"),
+                                           (ROOT / "examples" / "hashi_coelho_100.has", "hashi", "has")],
+                         ids=["hashi-tatham", "shikaku-tatham", "hashi-has"])
+@pytest.mark.parametrize("command", ["solve", "exact"])
+def test_a_file_that_names_its_kind_needs_no_kind_option(path, kind, fmt, command, cli):
+    options = ["--method", "ilp"] if command == "solve" else []
+    status, out, err = cli(command, path, *options, "--json")
+    assert status == 0 and err.startswith(f"gpu-sa: {path} holds {kind} puzzles ({fmt} format): reading it as "
+                                          f"--kind {kind}\n")
+    given = cli(command, path, *options, "--json", "--kind", kind)
+    assert [{k: v for k, v in json.loads(line).items() if k != "seconds"} for line in out.splitlines()] == \
+        [{k: v for k, v in json.loads(line).items() if k != "seconds"} for line in given[1].splitlines()]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("2 . 2\n. . .\n2 . 2\n", "a grid of 3 rows: a Sudoku grid of order 2..5 has 4, 9, 16 or 25 rows; use the numbers "
+                              "format for larger grids (is it another kind? the file reads as hashi with --kind hashi)"),
+    ("..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.1..8....1..\n",
+     "wrong length 76 (a line puzzle has 16, 81, 256, 625 cells)"),  # a Sudoku with a typo: no other kind's hint
+    ("11" + "." * 79 + "\n", "givens clash: 1 twice in row 1 (r1c1 and r1c2)"),  # also a 1x81 plain Hashiwokakero
+], ids=["plain-hashi", "broken-sudoku", "clashing-sudoku"])
+def test_a_file_that_does_not_name_its_kind_gets_the_sudoku_error_and_a_hint_if_another_kind_reads_it(text, message,
+                                                                                                   cli):
+    status, out, err = cli("solve", "-", stdin=text)
+    assert status == 2 and out == "" and err == f"gpu-sa: error: <stdin>:1: {message}\n"

@@ -1,6 +1,8 @@
 """The CLI is assembled from the registries: every kind declares its part, and a new kind needs no CLI edit."""
 import argparse
+import io
 import re
+import sys
 import types
 
 import pytest
@@ -48,6 +50,7 @@ def test_a_new_kind_is_one_module_and_one_registry_line(monkeypatch):
     """A made-up kind joins solve and exact with an option of its own, and nothing else changes."""
     toy = types.SimpleNamespace(
         KIND="toy", SUMMARY="a made-up puzzle", FORMATS=("dots",), FORMAT_HELP={"dots": "dots and digits"},
+        NAMED_FORMATS=(),
         OUTPUT_FORMATS=("pretty",), MOVES=("nudge",), DEFAULT_MOVE="nudge", METHODS=(ANNEAL,),
         COMMANDS={"solve": None, "exact": None},
         OPTIONS=(Option("--wiggle", "how much to wiggle", Integer(1), commands=("exact",)),))
@@ -57,6 +60,8 @@ def test_a_new_kind_is_one_module_and_one_registry_line(monkeypatch):
     args = parser.parse_args(["exact", "-", "--kind", "toy", "--wiggle", "3"])
     cli._prepare(args)
     assert args.kind_module is toy and args.kind_options == {"wiggle": 3}
+    # without --kind the input's kind is detected: a Sudoku here
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"1..4..1..1..4..1\n")))
     with pytest.raises(options.UsageError, match="--wiggle applies to exact --kind toy, not sudoku"):
         cli._prepare(parser.parse_args(["exact", "-", "--wiggle", "3"]))
     with pytest.raises(options.UsageError, match=r"--wiggle 0: expected an integer >= 1"):

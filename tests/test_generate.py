@@ -254,3 +254,67 @@ def test_a_stop_request_ends_grid_generation_within_a_second_with_the_grids_made
     returned = time.perf_counter()
     assert when and returned - when[0] < 1.0
     assert 0 < len(made) < 10**6 and all(_valid(g, 3) for g in made)
+
+
+# Issue 24 items 3 and 4, issue 27 item 9: counts, defaults, progress and Ctrl-C of `generate`.
+
+@pytest.mark.parametrize("args,message", [
+    (["generate", "--order", "2", "--count", "289"], "--count 289: only 288 distinct 4x4 grids exist"),
+    (["generate", "--count", "7e21"], "--count 7,000,000,000,000,000,000,000: only 6,670,903,752,021,072,936,960 "
+                                      "distinct 9x9 grids exist"),
+    (["puzzle", "--order", "2", "--count", "289"], "--count 289: only 288 distinct 4x4 grids exist (each puzzle comes "
+                                                   "from a grid of its own)"),
+], ids=["4x4", "9x9", "puzzle-4x4"])
+def test_a_count_beyond_the_grids_that_exist_is_refused_up_front(args, message, cli):
+    start = time.perf_counter()
+    status, out, err = cli(*args, "--seed", "1")
+    assert status == 2 and out == "" and err == f"gpu-sa: error: {message}\n"
+    assert time.perf_counter() - start < 1.0  # before any grid is made (it used to take 45 s, then exit 70)
+
+
+def test_every_4x4_grid_can_be_asked_for_and_the_stream_then_ends():
+    made = generate.grids(288, order=2, method="backtrack", seed=1)
+    assert len({g.tobytes() for g in made}) == 288 and all(_valid(g, 2) for g in made)
+    assert len(list(generate.grid_stream(order=2, method="backtrack", seed=2))) == 288  # then it ends
+
+
+def test_annealed_grids_keep_coming_past_a_thousand_rounds(monkeypatch):
+    """`generate --count 300000` stopped after 1000 annealing rounds (255,994 grids of 256 chains): 'This is a
+    bug'. Here every round gives one grid, so the 1,500 grids asked for need 1,500 rounds."""
+    from gpu_sa.generate import fill
+
+    grid = generate.grids(1, method="backtrack", seed=1)[0]
+    rounds = []
+    monkeypatch.setattr(fill, "_annealed", lambda order, method, seed, backend, chains, r: rounds.append(r) or [grid])
+    made = generate.grids(1500, method="anneal", seed=1, backend="cpu")
+    assert len({g.tobytes() for g in made}) == 1500 and len(rounds) >= 1500
+
+
+def test_the_default_method_makes_large_grids_and_annealer_options_select_the_annealer(cli):
+    status, out, err = cli("generate", "--order", "7", "--count", "2", "--seed", "1", "--json")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert status == 0 and [r["method"] for r in records] == ["backtrack"] * 2
+    assert all(_valid(np.array(r["grid"].split(), dtype=np.int64) - 1, 7) for r in records)
+    status, out, err = cli("generate", "--order", "2", "--count", "2", "--seed", "1", "--chains", "8", "--json")
+    assert status == 0 and [json.loads(line)["method"] for line in out.splitlines()] == ["anneal"] * 2
+    assert "gpu-sa: --chains selects --method anneal (the annealer makes the grids)" in err
+
+
+def test_a_slow_generation_shows_progress_and_an_interrupt_keeps_what_was_made():
+    """An annealed 64x64 grid is out of reach: the run says so every few seconds, and SIGTERM ends it with exit
+    143 (it said 'RuntimeError: generator raised StopIteration', exit 70)."""
+    import signal
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    process = subprocess.Popen([sys.executable, "-m", "gpu_sa", "generate", "--order", "8", "--count", "2", "--seed",
+                                "1", "--method", "anneal", "--chains", "2"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**__import__("os").environ,
+                                                                                 "PYTHONPATH": str(ROOT)})
+    progress = process.stderr.readline()  # blocks until the first progress line
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    assert progress.startswith("gpu-sa: 0 of 2 made after 1 s"), progress + err
+    assert process.returncode == 143 and out == "" and "stopped by SIGTERM: 0 made" in err and "error" not in err

@@ -170,6 +170,36 @@ def test_unique_generation_gives_exactly_one_solution(islands):
     assert answer.solutions == 1 and sorted(answer.solution) == sorted(bridges)
 
 
+def test_unique_generation_at_the_coelho_density_repairs_the_planted_solution():
+    """Issue 24 item 1: the README's `generate --kind hashi --size 16x16 --islands 100 --unique` drew 1,000
+    instances in 25 s, none unique, and failed. A draw at that density has other solutions; the repaired
+    planted solution is the only one."""
+    from gpu_sa.puzzles.hashi.generate import draw
+
+    drawn, _ = draw(np.random.default_rng(1), 16, 16, islands=100, exact=True, double_probability=0.5,
+                    edge_probability=1.0)
+    assert exact.solve(drawn, limit=2).solutions == 2
+    grid, bridges = generate(16, 16, islands=100, seed=1, exact=True, unique=True)
+    answer = exact.solve(grid, limit=2)
+    assert (grid > 0).sum() == 100 and answer.solutions == 1 and not answer.gave_up
+    assert sorted(answer.solution) == sorted(bridges) and hashi_violations(grid.tolist(), bridges) == []
+
+
+def test_the_closest_other_solution_is_a_local_change():
+    grid, bridges = generate(16, 16, islands=100, seed=0, exact=True)
+    shape = geometry(grid)
+    counts = np.zeros(len(shape.edges), dtype=np.int64)
+    index = {(*shape.cells[a], *shape.cells[b]): e for e, (a, b) in enumerate(shape.edges)}
+    for r1, c1, r2, c2, count in bridges:
+        counts[index[(r1, c1, r2, c2)]] = count
+    other = exact.closest_other_solution(shape, counts)
+    assert other is not None
+    changed = np.flatnonzero(other != counts)
+    assert 4 <= len(changed) <= 8  # a short cycle of shifted bridges
+    assert hashi_violations(grid.tolist(), [[*map(int, shape.cells[a]), *map(int, shape.cells[b]), int(other[e])]
+                                            for e, (a, b) in enumerate(shape.edges) if other[e]]) == []
+
+
 def test_generation_gives_up_with_a_clear_error():
     with pytest.raises(GenerationFailed, match="unique 8x8 .* in 2 attempts"):
         generate(8, 8, islands=10, seed=0, unique=True, max_attempts=2, time_limit=0)

@@ -25,31 +25,46 @@ class Made:
 
 
 def instances(kind, *, count: int, seed: int, fmt: str | None = None, size, **options):
-    """Puzzles made by the kind's own ``generate_puzzle``: puzzle i from seed (SEED, i)."""
+    """Puzzles made by the kind's own ``generate_puzzle``: puzzle i from seed (SEED, i); a kind's generator
+    returns None when a stop request ended it."""
     fmt = fmt or "plain"
     _check_format(kind, fmt)
     rows, cols = size
     for index in range(count):
         if stop.requested():
             return
-        instance, solution = kind.generate_puzzle(rows, cols, seed=[seed, index], **options)
+        made = kind.generate_puzzle(rows, cols, seed=[seed, index], **options)
+        if made is None:  # a stop request came while it was being made
+            return
+        instance, solution = made
         text = kind.write_puzzle(instance, fmt)
         yield Made(text + ("\n" if fmt in ("plain", "has") else ""),
                    {"index": index, "puzzle": text, "solution": solution, "seed": seed, "kind": kind.KIND,
                     "unique": True if options.get("unique") else None})
 
 
-def sudoku_grids(kind, *, count: int, seed: int, fmt: str | None = None, order: int = 3, grid_method: str = "anneal",
-                 backend: str = "auto", chains: int | None = None):
-    """Full valid grids (seed 003), each given a random symmetry; streamed as they are made."""
+def sudoku_grids(kind, *, count: int, seed: int, fmt: str | None = None, order: int = 3,
+                 grid_method: str = sudoku_generation.DEFAULT_METHOD, backend: str = "auto", chains: int | None = None):
+    """Full valid grids (seed 003), each given a random symmetry; streamed as they are made. A count larger
+    than the number of grids that exist is refused before any work."""
+    _check_count(count, order)
     fmt = _grid_format(kind, fmt, order)
     stream = sudoku_generation.grid_stream(order=order, method=grid_method, seed=seed, backend=backend, chains=chains)
-    for index in range(count):
-        if stop.requested():
-            return
-        grid = next(stream)
+    return _grids(itertools.islice(stream, count), order, fmt, seed, grid_method)
+
+
+def _grids(stream, order, fmt, seed, grid_method):
+    # the stream ends early only on a stop request: what was made is printed, nothing is lost
+    for index, grid in enumerate(stream):
         text = write_grid(grid, order, fmt)
         yield Made(_grid_text(text, fmt), {"index": index, "grid": text, "seed": seed, "method": grid_method})
+
+
+def _check_count(count: int, order: int, reason: str = "") -> None:
+    try:
+        sudoku_generation.check_count(count, order, reason)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
 
 
 def sudoku_minimize(kind, *, grids, seed: int, minimize_method: str = "anneal",
@@ -86,11 +101,13 @@ def _minimized(grids, results, seed, minimize_method):
 
 
 def sudoku_puzzles(kind, *, count: int, seed: int, fmt: str | None = None, order: int = 3,
-                   grid_method: str = "anneal", backend: str = "auto", chains: int | None = None,
+                   grid_method: str = sudoku_generation.DEFAULT_METHOD, backend: str = "auto",
+                   chains: int | None = None,
                    minimize_method: str = "anneal", iterations: int = sudoku_generation.DEFAULT_ITERATIONS,
                    t0: float = 1.0, t_end: float = 0.15, givens_max: int | None = None, max_grids: int | None = None):
     """Grids made and minimised until ``count`` puzzles have at most ``givens_max`` givens."""
     check_cooling(t0, t_end)
+    _check_count(count, order, " (each puzzle comes from a grid of its own)")
     return _puzzles(_grid_format(kind, fmt, order), count, seed, order, grid_method, backend, chains, minimize_method,
                     iterations, t0, t_end, givens_max, max_grids or 50 * count)
 
@@ -101,6 +118,8 @@ def _puzzles(fmt, count, seed, order, grid_method, backend, chains, minimize_met
     kept, tried, batch = 0, 0, max(count, 8)
     while kept < count and tried < limit and not stop.requested():
         made = list(itertools.islice(stream, min(batch, limit - tried)))
+        if not made:  # every grid of the order is out, or a stop request
+            break
         results = sudoku_generation.minimize(made, order, method=minimize_method, seed=seed + tried,
                                              iterations=iterations, t0=t0, t_end=t_end)
         tried += len(made)

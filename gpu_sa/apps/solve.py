@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import runner, schedule as schedule_module, stop
+from . import schema
 from ..moves import state_bytes
 from ..options import UsageError, check_cooling, check_output, read_text
 
@@ -133,9 +134,9 @@ def contradiction(puzzle, method, seed) -> Answer:
     """A puzzle whose givens the cheap checks already refute: no solution, at once (stopped: contradiction,
     the check's own words in "reason")."""
     reason = puzzle.contradiction() or "the givens contradict each other"
-    record = {"puzzle": puzzle.label, "method": method, "solved": False, "solution": None, "cost": None,
-              "chain": None, "moves": 0, "proposals": 0, "seconds": 0.0, "backend": None, "seed": seed,
-              "stopped": "contradiction", "reason": reason}
+    ran = {"auto": dict(answered_by="propagation", rounds=0, nodes=0, restarts=0)}.get(method, {})
+    record = schema.record(method, puzzle=puzzle.label, solved=False, solution=None, cost=None, seconds=0.0, seed=seed,
+                           stopped="contradiction", reason=reason, backend=None, setup_seconds=0.0, moves=0, **ran)
     return Answer(puzzle.label, False, "contradiction", record, f"{puzzle.label}: no solution: {reason}")
 
 
@@ -202,57 +203,74 @@ def auto(puzzle, *, backend, seed: int, chains=None, time_limit=None, fmt=None, 
     if found.stopped == "contradiction":
         return contradiction(puzzle, "auto", seed)
     json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
-    unique = uniqueness(puzzle) if check_unique and found.solved else None
-    record = {"puzzle": puzzle.label, "method": "auto", "solved": found.solved,
-              "solution": puzzle.answer(found.solution, json_fmt) if found.solved else None,
-              "cost": 0 if found.solved else None, "answered_by": found.method, "rounds": found.rounds,
-              "nodes": found.nodes, "restarts": found.restarts, "moves": found.moves,
-              "seconds": round(found.seconds, 6), "setup_seconds": round(found.setup_seconds, 6),
-              "backend": backend.name, "seed": seed, "stopped": found.stopped}
-    if found.anneal is not None:
-        record.update(chain=found.anneal.chain, chains=found.anneal.chains)
-    if check_unique:
-        record["unique"] = unique
-    effort = (f"{found.rounds} rounds: {found.nodes:,} branches of the complete search, {found.moves:,} annealing "
-              f"moves per chain on {backend.name}; seed {seed}")
+    unique = {"unique": uniqueness(puzzle) if found.solved else None} if check_unique else {}
+    annealed_round = found.anneal
+    best = {}
+    if annealed_round is not None:  # the best annealing round: what it reached even when nothing solved the puzzle
+        best = dict(chain=annealed_round.chain, chains=annealed_round.chains,
+                    best=puzzle.answer(annealed_round.best, json_fmt))
+    cost = 0 if found.solved else (None if annealed_round is None else annealed_round.cost)
+    record = schema.record("auto", puzzle=puzzle.label, solved=found.solved,
+                           solution=puzzle.answer(found.solution, json_fmt) if found.solved else None, cost=cost,
+                           answered_by=found.method, rounds=found.rounds, nodes=found.nodes, restarts=found.restarts,
+                           moves=found.moves, seconds=round(found.seconds, 6),
+                           setup_seconds=round(found.setup_seconds, 6), backend=backend.name, seed=seed,
+                           stopped=found.stopped, **best, **unique)
+    work = []
+    if found.rounds:
+        work.append(f"{plural(found.rounds, 'round')}: {plural(found.nodes, 'branch', 'branches')} of the complete "
+                    "search")
+    if found.moves:
+        work.append(f"{plural(found.moves, 'annealing move')} per chain on {backend.name}")
+    effort = "; ".join(work + [f"seed {seed}"]) if work else f"the three rules alone; seed {seed}"
     if found.solved:
-        lines = [f"{puzzle.label}: solved by {found.method} in {found.seconds:.2f} s ({effort})"]
+        by = {"exact": "the complete search", "anneal": "the annealer"}.get(found.method, found.method)
+        lines = [f"{puzzle.label}: solved by {by} in {found.seconds:.2f} s ({effort})"]
         if check_unique:
-            lines.append(UNIQUE_TEXT[unique])
+            lines.append(UNIQUE_TEXT[unique["unique"]])
         lines.append(puzzle.write(found.solution, puzzle.fmt if fmt == "same" else (fmt or "pretty")))
     else:
         why = {"no_solution": "the complete search proved there is no solution"}.get(
             found.stopped, found.stopped.replace("_", " "))
-        lines = [f"{puzzle.label}: not solved: {why} after {found.seconds:.2f} s ({effort})"]
+        reached = "" if cost is None else f"; the annealer's best cost {cost}"
+        lines = [f"{puzzle.label}: not solved: {why} after {found.seconds:.2f} s ({effort}{reached})"]
     return Answer(puzzle.label, found.solved, found.stopped, record, "\n".join(lines), found.anneal)
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """'1 round', '2 rounds', '1,000 branches'."""
+    return f"{count:,} {word if count == 1 else (words or word + 's')}"
 
 
 def annealed(puzzle, result, fmt, check_unique) -> Answer:
     """The Answer of one annealing result."""
-    unique = uniqueness(puzzle) if check_unique and result.solved else None
     json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
-    record = {"puzzle": puzzle.label, "method": "anneal", "solved": result.solved,
-              "solution": puzzle.answer(result.solution, json_fmt) if result.solved else None,
-              "cost": result.cost, "chain": result.chain, "moves": result.moves, "proposals": result.proposals,
-              "seconds": round(result.seconds, 6), "setup_seconds": round(result.setup_seconds, 6),
-              "backend": result.backend, "seed": result.seed, "chains": result.chains,
-              "chain_moves": result.chain_moves, "trials": result.trials, "stopped": result.stopped,
-              "best": puzzle.answer(result.best, json_fmt), "schedule": result.schedule}
+    extra = {}
     if result.replicas > 1:
-        record.update(replicas=result.replicas, exchange_rates=[round(rate, 6) for rate in result.exchange_rates])
+        extra.update(replicas=result.replicas, exchange_rates=[round(rate, 6) for rate in result.exchange_rates])
     if check_unique:
-        record["unique"] = unique
-    trials = f" over {result.trials} trials" if result.trials > 1 else ""
-    budget = (f"{result.chains:,} chains x {result.moves:,} moves{trials} on {result.backend}, seed {result.seed}; "
-              f"setup {result.setup_seconds:.2f} s")
-    if result.solved:
+        extra["unique"] = unique = uniqueness(puzzle) if result.solved else None
+    record = schema.record("anneal", puzzle=puzzle.label, solved=result.solved,
+                           solution=puzzle.answer(result.solution, json_fmt) if result.solved else None,
+                           cost=result.cost, chain=result.chain, moves=result.moves, proposals=result.proposals,
+                           seconds=round(result.seconds, 6), setup_seconds=round(result.setup_seconds, 6),
+                           backend=result.backend, seed=result.seed, chains=result.chains,
+                           chain_moves=result.chain_moves, trials=result.trials, stopped=result.stopped,
+                           best=puzzle.answer(result.best, json_fmt), schedule=result.schedule, **extra)
+    trials = f" over {plural(result.trials, 'trial')}" if result.trials > 1 else ""
+    budget = (f"{plural(result.chains, 'chain')} x {plural(result.moves, 'move')}{trials} on {result.backend}, seed "
+              f"{result.seed}; setup {result.setup_seconds:.2f} s")
+    if result.solved and result.moves == 0:  # nothing was left to anneal: the candidates fixed every variable
+        lines = [f"{puzzle.label}: solved by {puzzle.presolve} in {result.seconds:.2f} s, before any annealing "
+                 f"(seed {result.seed}; setup {result.setup_seconds:.2f} s)"]
+    elif result.solved:
         lines = [f"{puzzle.label}: solved in {result.seconds:.2f} s by chain {result.chain} after "
-                 f"{result.chain_moves:,} moves ({budget})"]
-        if check_unique:
-            lines.append(UNIQUE_TEXT[unique])
+                 f"{plural(result.chain_moves, 'move')} ({budget})"]
     else:
         lines = [f"{puzzle.label}: not solved ({result.stopped.replace('_', ' ')}) after {result.seconds:.2f} s; "
                  f"best cost {result.cost} in chain {result.chain} ({budget})"]
+    if result.solved and check_unique:
+        lines.append(UNIQUE_TEXT[unique])
     text_fmt = puzzle.fmt if fmt == "same" else (fmt or "pretty")
     lines.append(puzzle.write(result.solution if result.solved else result.best, text_fmt))
     return Answer(puzzle.label, result.solved, result.stopped, record, "\n".join(lines), result)
@@ -287,13 +305,12 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
     given_up = "interrupted" if stop.requested() else "time_limit"  # a stop request ends a solver as its limit does
     stopped = "solved" if solved else (given_up if answer.gave_up else "no_solution")
     json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
-    record = {"puzzle": puzzle.label, "method": method, "solved": solved,
-              "solution": puzzle.answer(answer.solution, json_fmt) if solved else None, "cost": 0 if solved else None,
-              "seconds": round(answer.seconds, 6), "stopped": stopped}
-    record.update({key: getattr(answer, key) for key in ("rounds", "cuts", "variables", "constraints", "nodes")
-                   if getattr(answer, key, None) is not None})
-    if check_unique:
-        record["unique"] = unique
+    effort = {key: getattr(answer, key) for key in ("rounds", "cuts", "variables", "constraints", "nodes")
+              if getattr(answer, key, None) is not None and method in schema.KEYS_BY_NAME[key].methods}
+    record = schema.record(method, puzzle=puzzle.label, solved=solved,
+                           solution=puzzle.answer(answer.solution, json_fmt) if solved else None,
+                           cost=0 if solved else None, seconds=round(answer.seconds, 6), seed=seed, stopped=stopped,
+                           **effort, **({"unique": unique} if check_unique else {}))
     if not solved:
         reason = given_up.replace("_", " ") + (" reached" if given_up == "time_limit" else "") if answer.gave_up \
             else "the puzzle has no solution"
@@ -309,9 +326,9 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
 
 def _effort(answer) -> str:
     if getattr(answer, "rounds", None):
-        return (f"{answer.variables:,} variables, {answer.constraints:,} constraints, {answer.rounds} MILP solves, "
-                f"{answer.cuts} connectivity cuts")
-    return f"{answer.nodes:,} nodes" if getattr(answer, "nodes", None) is not None else "exact"
+        return (f"{plural(answer.variables, 'variable')}, {plural(answer.constraints, 'constraint')}, "
+                f"{plural(answer.rounds, 'MILP solve')}, {plural(answer.cuts, 'connectivity cut')}")
+    return plural(answer.nodes, "node") if getattr(answer, "nodes", None) is not None else "exact"
 
 
 def print_rounds(puzzle, *, as_json: bool) -> None:
@@ -337,10 +354,10 @@ def count(puzzle, *, limit: int, fmt: str | None, options: dict) -> Answer:
               "nodes": answer.nodes, "seconds": round(answer.seconds, 9), "gave_up": answer.gave_up}
     if getattr(answer, "seed", None) is not None and getattr(answer, "restarts", None) is not None:
         record.update(seed=answer.seed, restarts=answer.restarts, final_nodes=answer.final_nodes)
-    effort = (f"{answer.nodes:,} nodes" if answer.nodes is not None
-              else f"{answer.rounds} MILP solves, {answer.cuts} connectivity cuts")
+    effort = (plural(answer.nodes, "node") if answer.nodes is not None
+              else f"{plural(answer.rounds, 'MILP solve')}, {plural(answer.cuts, 'connectivity cut')}")
     if answer.gave_up:
-        verdict = f"gave up after {effort} with {answer.solutions} solution(s) found"
+        verdict = f"gave up after {effort} with {plural(answer.solutions, 'solution')} found"
     elif answer.solutions == 0:
         verdict = "no solution"
     elif answer.solutions >= limit and limit > 1:
@@ -348,7 +365,7 @@ def count(puzzle, *, limit: int, fmt: str | None, options: dict) -> Answer:
     elif answer.solutions == 1 and limit > 1:
         verdict = "unique solution"
     else:
-        verdict = f"{answer.solutions} solution(s) (not counted further)"
+        verdict = f"{plural(answer.solutions, 'solution')} (not counted further)"
     lines = [f"{puzzle.label}: {verdict} ({effort}, {answer.seconds * 1e3:.2f} ms)"]
     if answer.solutions:
         lines.append(puzzle.write(answer.solution, fmt or "pretty"))

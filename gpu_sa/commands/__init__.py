@@ -70,15 +70,70 @@ def add_input(parser, options, metavar: str = "PUZZLE_FILE", what: str = "file o
 
 
 def read_puzzles(args, path: str) -> list:
-    """The chosen kind's puzzles of ``path``, once the formats asked for are known to be the kind's."""
+    """The chosen kind's puzzles of ``path``, once the formats asked for are known to be the kind's (parsed
+    once: ``detect_kind`` may have read them already)."""
     from ..options import read_text
 
     from ..limits import doing
 
     check_formats(args, args.kind_module)
-    text, source = read_text(path, max_mb=getattr(args, "max_input", None))
+    known = getattr(args, "detected", None)
+    if known is not None and known[0] == args.kind:
+        return known[1]
+    text, source = getattr(args, "input_text", None) or read_text(path, max_mb=getattr(args, "max_input", None))
     with doing(f"parsing {source} ({len(text):,} characters of puzzles)"):
         return args.kind_module.parse(text, source, args.input_format)
+
+
+def detect_kind(args, command: str) -> str:
+    """The kind of the input file when ``--kind`` is not given.
+
+    The default kind (the registry's first, Sudoku) reads the file unless it cannot. Then each other kind
+    tries: if exactly one reads it, in a format that names its kind (``NAMED_FORMATS``: a Coelho header, a
+    Tatham game ID, a puzz.link URL), that kind it is, said on stderr; if some read it only in a format any
+    kind could have written (rows of numbers), the default kind's error says which ``--kind`` reads it, instead
+    of a guess, but only when that error is about the text's size (``ShapeError``): a Sudoku whose givens clash
+    is no Hashiwokakero. ``--format`` given: only the kinds that have that format are tried.
+    """
+    from .. import ending
+    from ..options import read_text
+    from ..puzzles.errors import ShapeError
+
+    available = kinds(command)
+    default = next(iter(available))
+    fmt = args.input_format or "auto"
+    candidates = [name for name, module in available.items() if fmt == "auto" or fmt in module.FORMATS]
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else default  # no kind has the format: the default kind's message
+    args.input_text = text, source = read_text(args.puzzle_file, max_mb=getattr(args, "max_input", None))
+    first, refusal = candidates[0], None
+    if first == default:
+        try:
+            args.detected = default, available[default].parse(text, source, fmt)
+            return default
+        except ValueError as error:
+            refusal = error
+    readers = {}
+    for name in candidates:
+        try:
+            readers[name] = available[name].parse(text, source, fmt)
+        except ValueError as error:
+            refusal = refusal or error
+    readers.pop(default, None)
+    if len(readers) == 1:
+        (name, puzzles), = readers.items()
+        formats = sorted({puzzle.fmt for puzzle in puzzles})
+        if fmt != "auto" or set(formats) <= set(available[name].NAMED_FORMATS):
+            ending.note(f"gpu-sa: {source} holds {name} puzzles ({', '.join(formats)} format): reading it as "
+                        f"--kind {name}")
+            args.detected = name, puzzles
+            return name
+    if first == default and not isinstance(refusal, ShapeError):
+        raise refusal  # sized like the default kind's puzzles, with bad content: no other kind is to blame
+    if readers:
+        raise type(refusal)(f"{refusal} (is it another kind? the file reads as {' or '.join(readers)} with "
+                            f"{' or '.join(f'--kind {name}' for name in readers)})") from None
+    raise refusal
 
 
 def add_options(parser, options) -> None:
@@ -88,3 +143,38 @@ def add_options(parser, options) -> None:
         if option.group and option.group not in groups:
             groups[option.group] = parser.add_argument_group(option.group)
         option.add_to(groups.get(option.group, parser))
+
+
+class Heartbeat:
+    """Progress on stderr for work that lasts: ``status(seconds)``'s line after ``first`` seconds, then one every
+    ``every`` seconds, from a thread of its own (the work runs compiled code for minutes at a time, which would
+    otherwise keep the user in the dark). Nothing after a stop request: the command reports that itself."""
+
+    def __init__(self, status, *, first: float = 1.0, every: float = 10.0, quiet: bool = False):
+        import threading
+
+        self.status, self.first, self.every, self.quiet = status, first, every, quiet
+        self._finished = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="gpu-sa-heartbeat", daemon=True)
+
+    def __enter__(self):
+        if not self.quiet:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._finished.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        return False
+
+    def _beat(self):
+        import time
+
+        from .. import ending, stop
+
+        start = time.monotonic()
+        wait = self.first
+        while not self._finished.wait(wait) and not stop.requested():
+            ending.note(self.status(time.monotonic() - start))
+            wait = self.every

@@ -4,9 +4,10 @@ from __future__ import annotations
 from ..options import SECONDS, Integer, Option, max_input_option
 from . import add_input, input_format_option, output_format_option, read_puzzles
 
-HELP = "prove, count and solve puzzles exactly (seed 002's solver; the integer programs of seed 004)"
+DETECTS_KIND = True  # without --kind, the input file's kind is detected (commands.detect_kind)
+HELP = "prove, count and solve puzzles exactly (Sudoku: rules and backtracking; the others: integer programs)"
 DESCRIPTION = ("Solve every puzzle of PUZZLE_FILE ('-' = standard input) exactly and count its solutions up to "
-               "--count-limit. Sudoku: seed 002's solver, candidates as bitmasks, the rules exclusivity (naked "
+               "--count-limit. Sudoku: candidates as bitmasks, the rules exclusivity (naked "
                "single), uniqueness (hidden single) and parity (naked pair) until nothing changes, then branching on "
                "a cell with the fewest candidates. Kinds with an integer program: scipy's HiGHS (Hashiwokakero with "
                "lazy connectivity cuts), each solution found excluded by a no-good cut to count further.")
@@ -21,7 +22,7 @@ def options():
         Option("--seed", "sudoku: break ties among the fewest-candidate cells and order digits from this seed, "
                "restarting with growing node budgets (the Luby sequence) on every core: a heavy tail no longer blocks "
                "the search, and counts and 'no solution' stay exact; the answer depends on the seed only (default: "
-               "the seed's deterministic search). Integer programs: HiGHS's random_seed (default 0)",
+               "the original deterministic search). Integer programs: HiGHS's random_seed (default 0)",
                Integer(0, 2**64 - 1)),
         Option("--time-limit", "give up on a puzzle after about this many seconds (the answer says gave_up)", SECONDS,
                metavar="SECONDS", purpose="seconds"),
@@ -52,4 +53,4 @@ def run(args) -> int:
                 app.print_rounds(puzzle, as_json=args.json)
             yield app.count(puzzle, limit=args.count_limit, fmt=args.output_format, options=options)
 
-    return _report(answers(), puzzles, args, dumps=[None] * len(puzzles))
+    return _report(answers(), puzzles, args, dumps=[None] * len(puzzles), working="counting solutions")

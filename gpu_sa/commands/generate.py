@@ -6,24 +6,28 @@ import signal
 
 from .. import ending, stop
 from ..options import Choice, Integer, Option, UsageError
-from . import add_options, check_formats, output_format_option
+from . import Heartbeat, add_options, check_formats, output_format_option
 
-HELP = "generate full sudoku grids (seed 003), or puzzles of the other kinds (seed 004)"
+HELP = "generate full sudoku grids, or puzzles of the other kinds"
 DESCRIPTION = ("sudoku: COUNT distinct full valid grids, each given a uniformly random symmetry (digit relabelling, "
-               "band/stack and row/column permutations, transposition). shikaku (--size): the seed's generator, "
+               "band/stack and row/column permutations, transposition). shikaku (--size): the original generator, "
                "recursive cuts of the grid, random merges of neighbouring rectangles, one clue per rectangle at a "
-               "random cell. hashi (--size, --islands): the seed's generator, random islands, every edge between "
+               "random cell. hashi (--size, --islands): the original generator, random islands, every edge between "
                "neighbours, an island added where edges cross, random bridge counts. Puzzle i of a run uses seed "
                "(SEED, i), so a run replays.")
-EPILOG = ("Exit status: 0 all made, 1 fewer made than asked, 2 bad usage (or nothing with the asked property could be "
-          "made), 74 output failed, 129/130/143 stopped by a signal (what was made is printed), 70 internal error.")
+EPILOG = ("A run that lasts says how many are made every ten seconds on stderr. Exit status: 0 all made, 1 fewer made "
+          "than asked, 2 bad usage (a --count beyond the grids that exist: 288 of 4x4; or nothing with the asked "
+          "property could be made), 74 output failed, 129/130/143 stopped by a signal (what was made is printed), 70 "
+          "internal error.")
 SEED = Option("--seed", "64-bit seed (default: random, printed on stderr)", Integer(0, 2**64 - 1))
 # Passed to the kind's generator only if it takes them (the ones that anneal do).
 ENGINE_OPTIONS = (
-    Option("--backend", "where generators that anneal run (default: auto)", Choice(("auto", "cuda", "cpu", "numpy"))),
-    Option("--chains", "chains per annealing launch, for generators that anneal", Integer(1),
-           purpose="chains per launch"),
+    Option("--backend", "where generators that anneal run (default: auto); for sudoku it selects --method anneal "
+           "when no --method is given", Choice(("auto", "cuda", "cpu", "numpy"))),
+    Option("--chains", "chains per annealing launch, for generators that anneal; for sudoku it selects --method "
+           "anneal when no --method is given", Integer(1), purpose="chains per launch"),
 )
+ANNEALING_METHOD = "anneal"  # the generators' method that --backend and --chains are for
 COUNT = Option("--count", "number of grids or puzzles", Integer(1), purpose="how many to make", required=True)
 
 
@@ -62,6 +66,9 @@ def make(args, **what) -> int:
             if option.name not in accepted:
                 raise UsageError(f"{option.flag} does not apply to {args.command} --kind {args.kind}")
             options[option.name] = getattr(args, option.name)
+            if "grid_method" in accepted and "grid_method" not in options:  # the annealer's options select it
+                options["grid_method"] = ANNEALING_METHOD
+                ending.note(f"gpu-sa: {option.flag} selects --method {ANNEALING_METHOD} (the annealer makes the grids)")
     if "fmt" in accepted and getattr(args, "output_format", None) is not None:
         options["fmt"] = args.output_format
     seed = default_seed() if args.seed is None else args.seed
@@ -70,13 +77,17 @@ def make(args, **what) -> int:
         ending.note(f"gpu-sa: seed {seed}")
     outcome = ending.Outcome()
     made = 0
-    for item in items:
-        if item.note:
-            ending.note(f"gpu-sa: {item.note}")
-            outcome.unsolved = True
-            continue
-        ending.emit(json.dumps(item.record) if args.json else item.text)
-        made += 1
+    total = f" of {what['count']:,}" if what.get("count") else ""
+    verb = "minimised" if args.command == "minimize" else "made"
+    with Heartbeat(lambda seconds: f"gpu-sa: {made:,}{total} {verb} after {seconds:.0f} s (Ctrl-C stops, keeping "
+                                   "what is made)"):
+        for item in items:
+            if item.note:
+                ending.note(f"gpu-sa: {item.note}")
+                outcome.unsolved = True
+                continue
+            ending.emit(json.dumps(item.record) if args.json else item.text)
+            made += 1
     if stop.requested():
         name = signal.Signals(stop.signal_number() or signal.SIGINT).name
         ending.note(f"gpu-sa: stopped by {name}: {made} made")

@@ -5,7 +5,7 @@ from ..options import Option, max_input_option
 from . import add_input, input_format_option, read_puzzles
 from .generate import SEED, make
 
-HELP = "empty full grids to puzzles with few givens and a unique solution (seed 003)"
+HELP = "empty full grids to puzzles with few givens and a unique solution"
 DESCRIPTION = ("For every full grid of GRID_FILE ('-' = standard input), find a puzzle with as few givens as the "
                "method reaches whose only solution is that grid (proved by the exact solver). Grids run in parallel "
                "on every core.")

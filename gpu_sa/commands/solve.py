@@ -8,15 +8,24 @@ import time
 from dataclasses import replace
 
 from .. import ending, stop
-from ..options import SECONDS, Choice, Integer, Option, Real, Text, UsageError, check_output, max_input_option
-from . import add_input, check_formats, input_format_option, kinds, output_format_option, read_puzzles
+from ..options import (SECONDS, Choice, Integer, Option, Real, Text, UsageError, check_output, given,
+                       max_input_option)
+from . import (Heartbeat, add_input, check_formats, input_format_option, kinds, output_format_option,
+               read_puzzles)
 
-HELP = "anneal every puzzle of a file"
-DESCRIPTION = "Anneal every puzzle of PUZZLE_FILE ('-' = standard input), one after the other."
+DETECTS_KIND = True  # without --kind, the input file's kind is detected (commands.detect_kind)
+HELP = ("solve every puzzle of a file (sudoku: propagation, then the complete search and the annealer in turns; "
+        "the other kinds: the annealer)")
+DESCRIPTION = ("Solve every puzzle of PUZZLE_FILE ('-' = standard input), one after the other, by the kind's default "
+               "method unless --method says otherwise: sudoku's auto (propagation, then the complete search and "
+               "annealing rounds in turns, the first verified answer wins), the annealer for the other kinds. An "
+               "option that only the annealer has (--move, the schedule, --max-moves, --trace, ...) given without "
+               "--method selects --method anneal, said on stderr.")
 EPILOG = ("Exit status: 0 all solved, 1 some puzzle unsolved within its budget (or without a solution), 2 bad input "
           "or usage, 74 output failed (or a --dump-states file could not be written), 129/130/143 stopped by "
           "SIGHUP/SIGINT/SIGTERM (the best state so far is still reported), 70 internal error. README: 'Exit status'.")
-ANNEALING = {"method": ("anneal",)}
+ANNEAL_METHOD = "anneal"
+ANNEALING = {"method": (ANNEAL_METHOD,)}  # options only the annealer reads: given without --method, they select it
 CHAINS = {"method": ("anneal", "auto")}  # the options of whatever runs chains (auto anneals in its rounds)
 SCHEDULE = "temperature schedule"
 BUDGET = "budget and stopping"
@@ -54,8 +63,8 @@ ENGINE_OPTIONS = (
     Option("--trials", "restarts: when a trial ends unsolved, every chain is replaced by a fresh one (new chain indices, "
            "so the run still replays from its seed) and the schedule starts again; 0 = until solved or --time-limit "
            "(default 100; 1 with --no-early-stop)", Integer(0), group=BUDGET, applies=ANNEALING),
-    Option("--stall-plateaus", "the seed's ad-hoc stop: end a trial once no chain has lowered its best cost for N "
-           "plateaus (the seed suggests 10000)", Integer(1), metavar="N", group=BUDGET, applies=ANNEALING),
+    Option("--stall-plateaus", "Sirdey's ad-hoc stop: end a trial once no chain has lowered its best cost for N "
+           "plateaus (Sirdey suggests 10000)", Integer(1), metavar="N", group=BUDGET, applies=ANNEALING),
     Option("--time-limit", "stop each puzzle after about this many seconds (its annealing or search; reading, "
            "preparing and checking a puzzle come on top, and grow with the grid: README, 'Limits')", SECONDS,
            metavar="SECONDS", group=BUDGET),
@@ -79,8 +88,8 @@ ENGINE_OPTIONS = (
            group=BUDGET, applies=ANNEALING),
 )
 SCHEDULE_OPTIONS = (
-    Option("--schedule", "geometric (default, tuned by measurement): --t0 to --t-end over --plateaus; sirdey: the "
-           "seed's law T0 = e_p, T_{k+1} = T_k / (1 + log(1+delta)/(e_p+1) T_k) down to T_f (252 million moves per "
+    Option("--schedule", "geometric (default, tuned by measurement): --t0 to --t-end over --plateaus; sirdey: "
+           "Sirdey's law T0 = e_p, T_{k+1} = T_k / (1 + log(1+delta)/(e_p+1) T_k) down to T_f (252 million moves per "
            "chain for 9x9: the faithful mode); list: the temperatures of --temperatures",
            Choice(("geometric", "sirdey", "list")), default="geometric", group=SCHEDULE, applies=ANNEALING),
     Option("--delta", "sirdey: the law's delta (default 0.1)", Real(), group=SCHEDULE, applies={"schedule": ("sirdey",), **ANNEALING}),
@@ -91,7 +100,7 @@ SCHEDULE_OPTIONS = (
            group=SCHEDULE, applies={"schedule": ("geometric",), **ANNEALING}),
     Option("--plateaus", "geometric: number of plateaus (default for sudoku 4000 at 9x9, 324,000 moves per chain; 1000 from 16x16 up; "
            "2000 for shikaku, 1000 for hashi)", Integer(1), group=SCHEDULE, applies={"schedule": ("geometric",), **ANNEALING}),
-    Option("--plateau-length", "moves per plateau (default: the number of cells for sudoku, as in the seed; the "
+    Option("--plateau-length", "moves per plateau (default: the number of cells for sudoku, as Sirdey has it; the "
            "number of movable clues for shikaku, of movable edges for hashi; at most 2**31 - 1: the kernels count "
            "a plateau's moves in 32 bits)", Integer(1), group=SCHEDULE, applies=ANNEALING),
     Option("--temperatures", "list: comma-separated temperatures, or @FILE with one per line", Text("LIST"),
@@ -100,9 +109,19 @@ SCHEDULE_OPTIONS = (
 
 
 def _default_method(args) -> str:
-    """The kind's first method (the kind not given yet: the registry's first kind, --kind's default)."""
+    """The kind's first method (the kind not given yet: the registry's first kind, --kind's default), unless an
+    option that only the annealer has is given: that selects the annealer (``run`` says so on stderr). One rule
+    for every such option, instead of some being errors under sudoku's auto and --chains not."""
     available = kinds("solve")
-    return available[args.kind or next(iter(available))].METHODS[0].name
+    kind = available[args.kind or next(iter(available))]
+    default = kind.METHODS[0].name
+    if args.method is None and default != ANNEAL_METHOD and any(m.name == ANNEAL_METHOD for m in kind.METHODS):
+        selecting = [option.flag for option in options() if option.applies.get("method") == ANNEALING["method"]
+                     and given(args, option)]
+        if selecting:
+            args.annealer_selected_by = selecting
+            return ANNEAL_METHOD
+    return default
 
 
 def options():
@@ -117,7 +136,7 @@ def options():
         *SCHEDULE_OPTIONS, *ENGINE_OPTIONS[3:],
         Option("--no-early-stop", "run every chain for exactly --max-moves moves even once a chain has solved",
                group=BUDGET, applies=ANNEALING),
-        Option("--no-propagate", "sudoku: do not run the seed-002 rules before annealing (by default every cell they "
+        Option("--no-propagate", "sudoku: do not run the three rules (naked single, hidden single, naked pair) before annealing (by default every cell they "
                "force becomes a given and moves draw only among each cell's remaining candidates); with this option "
                "the chains follow the plain moves, exactly as before propagation existed", applies=ANNEALING),
         Option("--json", "one JSON object per puzzle per line on stdout: solved, solution (sudoku: the grid in the "
@@ -174,12 +193,20 @@ def run(args) -> int:
             ending.note(f"gpu-sa: note: --workers {args.workers:,} is more than the {cores} cores this process may use; "
                         f"starting {cores}")
             args.workers = cores
+    if getattr(args, "annealer_selected_by", None) and not args.quiet:
+        flags = args.annealer_selected_by
+        ending.note(f"gpu-sa: {', '.join(flags)} select{'s' if len(flags) == 1 else ''} the annealer (--method anneal); "
+                    f"{kind.METHODS[0].name}, the default method, runs its annealing rounds with settings of its own")
+    elif methods[args.method].runs is not None and args.chains is not None and not args.quiet:
+        ending.note(f"gpu-sa: --chains {args.chains}: the chains of each of {args.method}'s annealing rounds "
+                    "(--method anneal: the annealer alone)")
     puzzles = read_puzzles(args, args.puzzle_file)
     method = methods[args.method]
     if method.exact:
         answers = (app.exact(puzzle, method=args.method, check_unique=args.check_unique, time_limit=args.time_limit,
                              fmt=args.output_format, options=args.kind_options, seed=args.seed) for puzzle in puzzles)
-        return _report(answers, puzzles, args, dumps=[None] * len(puzzles))
+        return _report(answers, puzzles, args, dumps=[None] * len(puzzles),
+                       working=f"{args.method} (the {'integer program' if args.method == 'ilp' else 'complete search'})")
     if method.runs is not None:
         return _application(method, puzzles, args)
     return _anneal(app, kind, puzzles, args)
@@ -205,7 +232,8 @@ def _application(method, puzzles, args) -> int:
             finally:
                 progress.close()
 
-    return _report(answers(), puzzles, args, dumps=[None] * len(puzzles))
+    return _report(answers(), puzzles, args, dumps=[None] * len(puzzles),
+                   working=f"{method.name} (the complete search and annealing rounds in turns)")
 
 
 def _anneal(app, kind, puzzles, args) -> int:
@@ -234,7 +262,7 @@ def _anneal(app, kind, puzzles, args) -> int:
     batched = args.batch != 1 and len(puzzles) > 1 and not any(dumps)
     if not args.quiet:
         ending.note(f"gpu-sa: {why}")
-        if not on_cluster:  # on a cluster each worker's backend decides
+        if not on_cluster and any(move.has_free_variables for move in moves):  # on a cluster each worker decides
             rows = args.chains or (backend.dataset_chains if batched else backend.default_chains)(moves[0])
             ending.note(f"gpu-sa: launch: {backend.describe_launch(rows, moves[0])} per puzzle")
     failures = []
@@ -270,29 +298,38 @@ def _anneal(app, kind, puzzles, args) -> int:
             trace.close()
 
 
-def _report(answers, puzzles, args, dumps, failures=()) -> int:
-    """Print each answer as it comes (then its dump), stop between puzzles when asked, and map it all to a status."""
+def _report(answers, puzzles, args, dumps, failures=(), working: str | None = None) -> int:
+    """Print each answer as it comes (then its dump), stop between puzzles when asked, and map it all to a status.
+    ``working``: what runs meanwhile, for a progress line on stderr after a second, then every ten (the annealer
+    has its own progress line, so its callers leave this out)."""
     from ..apps import solve as app
 
     outcome = ending.Outcome()
     done = 0
-    for answer, dump in zip(answers, dumps):
-        if answer is None:  # stopped before this puzzle began
-            break
-        ending.emit(json.dumps(answer.record) if args.json else answer.text)
-        done += 1
-        outcome.unsolved |= not answer.solved
-        if dump is not None and getattr(answer.result, "state", None) is None:
-            ending.note(f"gpu-sa: {dump}: not written: the run stopped while its chains were being set up")
-        elif dump is not None:
-            try:
-                app.dump_states(dump, puzzles[done - 1], answer.result, overwrite=args.force)
-            except OSError as error:
-                ending.note(f"gpu-sa: error: {dump}: cannot write the states: {error.strerror or error} "
-                            f"(the result above stands)")
-                outcome.io_failed = True
-        if stop.requested():
-            break
+
+    def status(seconds):
+        answered = f"{done:,} of {len(puzzles):,} puzzles answered; " if len(puzzles) > 1 else ""
+        return (f"gpu-sa: {answered}{puzzles[min(done, len(puzzles) - 1)].label}: {working} for {seconds:.0f} s "
+                "(Ctrl-C stops and reports)")
+
+    with Heartbeat(status, quiet=getattr(args, "quiet", False) or working is None):
+        for answer, dump in zip(answers, dumps):
+            if answer is None:  # stopped before this puzzle began
+                break
+            ending.emit(json.dumps(answer.record) if args.json else answer.text)
+            done += 1
+            outcome.unsolved |= not answer.solved
+            if dump is not None and getattr(answer.result, "state", None) is None:
+                ending.note(f"gpu-sa: {dump}: not written: the run stopped while its chains were being set up")
+            elif dump is not None:
+                try:
+                    app.dump_states(dump, puzzles[done - 1], answer.result, overwrite=args.force)
+                except OSError as error:
+                    ending.note(f"gpu-sa: error: {dump}: cannot write the states: {error.strerror or error} "
+                                f"(the result above stands)")
+                    outcome.io_failed = True
+            if stop.requested():
+                break
     outcome.io_failed |= bool(failures)
     if stop.requested():
         name = signal.Signals(stop.signal_number() or signal.SIGINT).name

@@ -35,9 +35,9 @@ from scipy.sparse.csgraph import connected_components
 
 from gpu_sa.puzzles.hashi.geometry import HashiGeometry, geometry
 
-from .milp import GrowingModel, IlpResult, enumerate_solutions, highs_seed, rows
+from .milp import GrowingModel, IlpResult, enumerate_solutions, exclude, highs_seed, rows
 
-__all__ = ["IlpResult", "solve", "model_of", "connectivity_cuts"]
+__all__ = ["IlpResult", "solve", "model_of", "connectivity_cuts", "closest_other_solution"]
 
 
 def model_of(shape: HashiGeometry, maximize_edges: bool = False) -> GrowingModel:
@@ -123,3 +123,25 @@ def solve(grid, *, limit: int = 1, time_limit: float | None = None, maximize_edg
     return IlpResult(solutions=found.solutions, solution=solution, seconds=time.perf_counter() - start,
                      gave_up=found.gave_up, variables=model.variables, constraints=built_rows, cuts=found.cuts,
                      rounds=found.rounds)
+
+
+def closest_other_solution(shape: HashiGeometry, counts: np.ndarray, *, time_limit: float | None = None):
+    """Bridges per edge of the connected solution other than ``counts`` (a solution of ``shape``, bridges per
+    candidate edge) that differs from it in the fewest variables, or None when ``counts`` is the only one.
+    ``TimeoutError`` when ``time_limit`` seconds pass first.
+
+    The objective counts the variables that change (minus a constant: sum of x over the ones set in
+    ``counts`` plus sum over the others of 1 - x), so the other solution found is a local one, typically a
+    short cycle of bridges that can be shifted; a generator that wants a unique puzzle breaks it there.
+    """
+    edges = shape.edges.shape[0]
+    counts = np.asarray(counts, dtype=np.int64)
+    planted = np.r_[counts > 0, counts > 1].astype(np.int64)
+    model = model_of(shape)
+    model.objective = np.where(planted > 0, -1.0, 1.0)
+    model.add(*exclude(planted))
+    found = enumerate_solutions(model, limit=1, time_limit=time_limit,
+                                lazy_cuts=lambda x: connectivity_cuts(shape, x[:edges] > 0))
+    if found.gave_up:
+        raise TimeoutError(f"no answer within {time_limit} s")
+    return None if found.first is None else found.first[:edges] + found.first[edges:]

@@ -14,9 +14,9 @@ from ..exact import sudoku as exact
 
 from .empty import (CHECK_MAX_NODES, DEFAULT_BRUTE_NODES, DEFAULT_ITERATIONS, MINIMIZE_METHODS, Minimized,  # noqa: E402
                     minimize, minimize_stream)
-from .fill import (METHODS, empty_puzzle, every_4x4_grid, grid_stream, grids,  # noqa: E402
-                   shuffle_symmetry)
+from .fill import (DEFAULT_METHOD, GRIDS_OF_ORDER, METHODS, check_count, empty_puzzle,  # noqa: E402
+                   every_4x4_grid, grid_stream, grids, shuffle_symmetry)
 
-__all__ = ["METHODS", "MINIMIZE_METHODS", "DEFAULT_ITERATIONS", "DEFAULT_BRUTE_NODES", "CHECK_MAX_NODES", "Minimized",
-           "empty_puzzle", "every_4x4_grid", "exact", "grid_stream", "grids", "minimize", "minimize_stream",
+__all__ = ["METHODS", "DEFAULT_METHOD", "GRIDS_OF_ORDER", "check_count", "MINIMIZE_METHODS", "DEFAULT_ITERATIONS",
+           "DEFAULT_BRUTE_NODES", "CHECK_MAX_NODES", "Minimized", "empty_puzzle", "every_4x4_grid", "exact", "grid_stream", "grids", "minimize", "minimize_stream",
            "shuffle_symmetry"]

@@ -9,6 +9,14 @@
 Every grid then gets a uniformly random symmetry of the Sudoku group (digit relabelling,
 band and stack permutations, row and column permutations inside them, transposition), so
 the output does not carry the method's bias towards particular grids; duplicates are dropped.
+
+The default method is ``backtrack``: on the CPU it made grids faster than ``anneal`` at every
+order (bench/generate.py, bench/RESULTS.md), and from order 6 up the annealer's chains from an
+empty grid hardly ever reach cost 0 (``generate --order 7`` made no grid in 150 s).
+
+How many grids exist (``GRIDS_OF_ORDER``): 288 of order 2 and 6,670,903,752,021,072,936,960 of order 3
+(Felgenhauer and Jarvis 2006); from order 4 up far more than any run can make (about 6 x 10^98 of
+order 4, an estimate), so no cap is set there.
 """
 from __future__ import annotations
 
@@ -20,6 +28,16 @@ from .. import backends, runner, schedule, stop
 from . import exact
 
 METHODS = ("anneal", "backtrack", "swaps")
+DEFAULT_METHOD = "backtrack"
+GRIDS_OF_ORDER = {2: 288, 3: 6_670_903_752_021_072_936_960}  # every valid grid, counted exactly
+
+
+def check_count(count: int, order: int, reason: str = "") -> None:
+    """ValueError, before any work, when more distinct grids are asked for than exist at ``order``."""
+    existing = GRIDS_OF_ORDER.get(order)
+    if existing is not None and count > existing:
+        side = order * order
+        raise ValueError(f"--count {count:,}: only {existing:,} distinct {side}x{side} grids exist{reason}")
 
 
 def empty_puzzle(order: int):
@@ -43,13 +61,15 @@ def shuffle_symmetry(grid: np.ndarray, order: int, generator: np.random.Generato
     return generator.permutation(side)[g].astype(np.int16).ravel()
 
 
-def grid_stream(*, order: int = 3, method: str = "anneal", seed: int = 0, backend="auto",
-                chains: int | None = None, max_rounds: int = 1000):
+def grid_stream(*, order: int = 3, method: str = DEFAULT_METHOD, seed: int = 0, backend="auto",
+                chains: int | None = None, max_rounds: int | None = None):
     """Distinct valid full grids (0-based digits), one at a time, reproducible from ``seed``.
 
     Lazy, so a caller that wants more grids later (``gpu-sa puzzle``) continues the same stream
-    instead of making the earlier ones again. A stop request (``gpu_sa.stop``) ends it once the
-    grids already made are out: after the annealing round or backtracking attempt in flight.
+    instead of making the earlier ones again; it goes on until every grid of the order is out
+    (order 2: 288) or, with ``max_rounds``, that many annealing rounds have run (RuntimeError then).
+    A stop request (``gpu_sa.stop``) ends it once the grids already made are out: after the
+    annealing round or backtracking attempt in flight.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
@@ -58,13 +78,17 @@ def grid_stream(*, order: int = 3, method: str = "anneal", seed: int = 0, backen
     if method == "backtrack":
         batches = (_backtracked(order, seed),)
     else:
-        batches = (_annealed(order, method, seed, backend, chains, r) for r in range(max_rounds))
+        rounds = itertools.count() if max_rounds is None else range(max_rounds)
+        batches = (_annealed(order, method, seed, backend, chains, r) for r in rounds)
+    existing = GRIDS_OF_ORDER.get(order)
     for batch in batches:
         for grid in batch:
             shuffled = shuffle_symmetry(grid, order, generator)
             if shuffled.tobytes() not in seen:
                 seen.add(shuffled.tobytes())
                 yield shuffled
+                if len(seen) == existing:  # every grid of the order is out
+                    return
         if stop.requested():
             return
     raise RuntimeError(f"only {len(seen)} distinct grids could be made")
@@ -74,6 +98,7 @@ def grids(count: int, **options) -> list[np.ndarray]:
     """The first ``count`` grids of ``grid_stream(**options)``; fewer when a stop request ended it."""
     if int(count) != count or count < 1:
         raise ValueError(f"count must be a positive integer, got {count}")
+    check_count(count, options.get("order", 3))
     return list(itertools.islice(grid_stream(**options), int(count)))
 
 
@@ -121,12 +146,13 @@ def _annealed(order, method, seed, backend, chains, round_index):
     return solved
 
 
-def _backtracked(order, seed, max_attempts=1_000_000):
-    """Grids from the exact solver on an empty grid, digits tried in an order drawn from (seed, attempt)."""
+def _backtracked(order, seed):
+    """Grids from the exact solver on an empty grid, digits tried in an order drawn from (seed, attempt), for
+    as long as they are asked for."""
     peers, units, cell_units, full = exact.tables(order)
     cells = (order * order) ** 2
     masks = np.zeros(cells, dtype=np.uint64)
-    for attempt in range(max_attempts):
+    for attempt in itertools.count():
         if stop.requested():
             return
         key = (int(seed) * 1_000_003 + attempt) % 2**64 | 1

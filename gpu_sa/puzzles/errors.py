@@ -8,3 +8,8 @@ class PuzzleError(ValueError):
 
 class PuzzleTooLarge(PuzzleError, TooLarge):
     """A puzzle file describing a grid over the size limit (``limits.check_cells``)."""
+
+
+class ShapeError(PuzzleError):
+    """Text whose size is no puzzle of the kind that reads it (a line of 65 symbols, 17 rows of 16 numbers):
+    maybe a puzzle of another kind. An error about content (a bad symbol, givens that clash) is not one."""

@@ -5,6 +5,8 @@ Besides ``parse`` and its puzzle class, every kind module sets:
     KIND          its name (``--kind``)
     SUMMARY       one line for ``--help``: what the puzzle asks
     FORMATS       input formats, in auto-detection's order; FORMAT_HELP: one line each
+    NAMED_FORMATS those of FORMATS whose text names the kind (a header, a game ID, a URL): a file in one of
+                  them is read as this kind without --kind when the default kind cannot read it
     OUTPUT_FORMATS  how a solution can be written
     MOVES, DEFAULT_MOVE   the annealer's move sets (what each costs: README, "Moves and costs")
     METHODS       ``Method``s of ``solve``, the default first: ANNEAL, exact ones answered by

@@ -18,9 +18,9 @@ import webbrowser
 
 from .. import backends, stop
 
-HELP = "a local web page: step seed 002's rules, solve exactly, watch the annealer live"
+HELP = "a local web page: step through the three rules, solve exactly, watch the annealer live"
 DESCRIPTION = ("Serve a web page on 127.0.0.1 where you type or paste a Sudoku (order 2 to 8, every format "
-               "'solve' reads), press 'Rules' to apply seed 002's three rules one round at a time with every "
+               "'solve' reads), press 'Rules' to apply the three rules (naked single, hidden single, naked pair) one round at a time with every "
                "cell's candidates shown, 'Solution' to finish with the exact search, and 'Anneal' to watch a run's "
                "best cost, temperature and acceptance live. Ctrl-C stops the server. The server admits only its own "
                "page (other web sites' requests are refused) and bounds every request and run: README, 'gpu-sa "

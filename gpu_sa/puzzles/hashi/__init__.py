@@ -33,7 +33,7 @@ from .formats import write as write_puzzle
 from .geometry import HashiGeometry, geometry
 
 KIND = "hashi"
-SUMMARY = "Hashiwokakero (seed 004): bridges joining every island into one network"
+SUMMARY = "Hashiwokakero: bridges joining every island into one network"
 FORMAT_HELP = {
     "has": "Coelho et al. files: 'rows cols islands' then the grid, 0 = water",
     "plain": "digits 1-8 are islands, '.' water",
@@ -42,7 +42,8 @@ FORMAT_HELP = {
 }
 MOVES = ("bridge",)
 DEFAULT_MOVE = "bridge"
-METHODS = (ANNEAL, Method("ilp", "the seed's integer program, solved exactly by SciPy's HiGHS", exact=True))
+METHODS = (ANNEAL, Method("ilp", "the integer program, solved exactly by SciPy's HiGHS", exact=True))
+NAMED_FORMATS = ("has", "tatham", "puzzlink")  # they name the puzzle: --kind can be left out
 OUTPUT_FORMATS = ("pretty",)  # a solution is drawn; the puzzle formats cannot hold one
 COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.apps.generate:instances"}
 OPTIONS = (
@@ -65,6 +66,7 @@ class Hashi:
     source: str = "<input>"
     line: int = 1
     state_base = 0  # chain states are stored and dumped as they are
+    presolve = "candidate pruning"  # what fixes variables before annealing, in messages ("solved by ...")
 
     @property
     def label(self) -> str:
@@ -154,14 +156,17 @@ def default_islands(rows: int, cols: int) -> int:
 
 
 def generate_puzzle(rows: int, cols: int, *, seed, unique: bool = False, islands: int | None = None):
-    """(grid, bridges) with exactly ``islands`` islands by the seed's generator; ValueError when none can be made."""
-    from .generate import GenerationFailed, generate
+    """(grid, bridges) with exactly ``islands`` islands by the seed's generator; ValueError when none can be made,
+    None when a stop request came first."""
+    from .generate import GenerationFailed, GenerationStopped, generate
 
     try:
         return generate(rows, cols, islands=default_islands(rows, cols) if islands is None else islands, seed=seed,
                         unique=unique, exact=True)
     except GenerationFailed as error:
         raise ValueError(str(error)) from None
+    except GenerationStopped:
+        return None
 
 
 def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Hashi]:

@@ -31,7 +31,7 @@ from .formats import write as write_puzzle
 from .geometry import ShikakuGeometry, geometry
 
 KIND = "shikaku"
-SUMMARY = "Shikaku (seed 004): cover the grid with rectangles, one clue each, clue = area"
+SUMMARY = "Shikaku: cover the grid with rectangles, one clue each, clue = area"
 FORMAT_HELP = {
     "plain": "rows of numbers, '.' or '0' empty",
     "tatham": "Simon Tatham's rect game ID 'WxH:...'",
@@ -39,7 +39,8 @@ FORMAT_HELP = {
 }
 MOVES = ("rect",)
 DEFAULT_MOVE = "rect"
-METHODS = (ANNEAL, Method("ilp", "the seed's integer program, solved exactly by SciPy's HiGHS", exact=True))
+METHODS = (ANNEAL, Method("ilp", "the integer program, solved exactly by SciPy's HiGHS", exact=True))
+NAMED_FORMATS = ("tatham", "puzzlink")  # they name the puzzle: --kind can be left out
 OUTPUT_FORMATS = ("pretty",)  # a solution is drawn; the puzzle formats cannot hold one
 COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.apps.generate:instances"}
 OPTIONS = (
@@ -47,9 +48,9 @@ OPTIONS = (
            required=True),
     Option("--unique", "keep only puzzles with exactly one solution (checked by the ILP with a no-good cut)",
            commands=("generate",)),
-    Option("--depth", "the seed's recursion depth of the cuts (more depth, more rectangles; default: enough for "
+    Option("--depth", "the original generator's recursion depth of the cuts (more depth, more rectangles; default: enough for "
            "puzzle-like rectangles)", Integer(0), commands=("generate",)),
-    Option("--merge-iterations", "the seed's nbMergeIter, passes of random merges (default: the generator's)",
+    Option("--merge-iterations", "passes of random merges (nbMergeIter in the original generator) (default: the generator's)",
            Integer(0), commands=("generate",)),
 )
 # Measured with bench/shikaku.py (bench/RESULTS.md): a geometric law over plateaus of one move per clue.
@@ -64,6 +65,7 @@ class Shikaku:
     source: str = "<input>"
     line: int = 1
     state_base = 0  # chain states are stored and dumped as they are
+    presolve = "candidate pruning"  # what fixes variables before annealing, in messages ("solved by ...")
 
     @property
     def label(self) -> str:

@@ -33,7 +33,7 @@ FORMAT_HELP = {
     "line": "one puzzle per line, row by row: 81 characters for 9x9 ('.' or '0' empty; 16, 256, 625 characters for "
             "orders 2, 4, 5, digits 1-9 then A-Z)",
     "grid": "one row per line; spaces, '|' and separator lines are ignored",
-    "numbers": "the seed's format: N lines of N space-separated numbers, 0 = empty (any order)",
+    "numbers": "the original exact solver's format: N lines of N space-separated numbers, 0 = empty (any order)",
     "acs": "Lloyd & Amos's ant-colony solver files: the order (3 for 9x9), a line '1', then N lines of N numbers, "
            "-1 = empty (any order)",
 }
@@ -42,7 +42,7 @@ METHODS = (
            "the first verified answer wins (the measured default: README, 'Large Sudoku')",
            runs="gpu_sa.apps.solve:auto"),
     ANNEAL,
-    Method("exact", "the seed-002 complete search with seeded restarts (gpu-sa exact counts solutions too)",
+    Method("exact", "the complete search (the three rules, then branching) with seeded restarts (gpu-sa exact counts solutions too)",
            exact=True),
 )
 MOVES = ("sirdey", "swap", "tabu")
@@ -52,12 +52,13 @@ DEFAULT_MOVE = "swap"  # measured: bench/RESULTS.md, time to solution
 # times sooner than 4000 (bench/RESULTS.md, "annealer sweep"). None: the runner's defaults (9x9's).
 SCHEDULE_BY_ORDER = {3: None}
 LARGE_SCHEDULE = (0.5, 0.05, 1000)
+NAMED_FORMATS = ()  # the default kind: tried first, needs no sign of its own
 OUTPUT_FORMATS = FORMATS + ("pretty",)
 COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.apps.generate:sudoku_grids",
             "minimize": "gpu_sa.apps.generate:sudoku_minimize", "puzzle": "gpu_sa.apps.generate:sudoku_puzzles"}
 GRID_METHODS = ("anneal", "backtrack", "swaps")  # gpu_sa.apps.generate's, checked by tests/test_cli_registry.py
 MINIMIZE_METHODS = ("anneal", "greedy", "brute")
-_MINIMIZE_HELP = ("how givens are removed: anneal (default, the seed's scheme: a random cell; a given goes when the "
+_MINIMIZE_HELP = ("how givens are removed: anneal (default, the original scheme: a random cell; a given goes when the "
                   "puzzle stays unique, an empty cell gets its digit back with probability exp(-1/T)), greedy (one "
                   "pass in random order) or brute (the smallest unique puzzle inside the input, proven within the "
                   "budget of --max-nodes and --time-limit)")
@@ -67,14 +68,16 @@ OPTIONS = (
            "hang the search", Integer(1), purpose="branches of the search", commands=("exact",)),
     Option("--threads", "with --seed: restarts searched at once, one per core (default: every core); the answer and "
            "the node counts do not depend on it", Integer(1), purpose="threads", commands=("exact",)),
-    Option("--steps", "print the seed-002 rules round by round before the answer, as the seed's page shows them "
+    Option("--steps", "print the three rules round by round before the answer, as the original solver's page shows them "
            "(each round: the three rules once over the grid; every cell's candidates, what each rule removed); with "
            "--json one object per round ('round') before the puzzle's", commands=("exact",)),
     Option("--order", "box side n: grids of n^2 x n^2 (default 3)", Integer(MIN_ORDER, MAX_ORDER),
            purpose="the box side", commands=("generate", "puzzle")),
-    Option("--method", "how grids are made: anneal (default: the batch annealer from an empty grid, one grid per "
-           "solved chain), backtrack (the exact solver with a random digit order), swaps (the seed's random swaps "
-           "keeping only improvements)", Choice(GRID_METHODS), dest="grid_method", commands=("generate", "puzzle")),
+    Option("--method", "how grids are made: backtrack (default: the exact solver with a random digit order, the "
+           "fastest at every order on a CPU), anneal (the batch annealer from an empty grid, one grid per solved chain; "
+           "--backend or --chains select it; from 36x36 up its chains hardly ever finish a grid), swaps (the original "
+           "random swaps keeping only improvements)", Choice(GRID_METHODS), dest="grid_method",
+           commands=("generate", "puzzle")),
     Option("--method", _MINIMIZE_HELP, Choice(MINIMIZE_METHODS), dest="minimize_method", commands=("minimize",)),
     Option("--minimize-method", _MINIMIZE_HELP, Choice(MINIMIZE_METHODS), commands=("puzzle",)),
     Option("--iterations", "anneal: steps per grid (default 100,000)", Integer(1), purpose="minimisation steps",
@@ -103,6 +106,7 @@ class Sudoku:
     source: str = "<input>"
     line: int = 1
     state_base = 1  # digits live 0-based in chain states and print 1-based
+    presolve = "propagation (the three rules)"  # what fixes variables before annealing, in messages ("solved by ...")
 
     @property
     def side(self) -> int:

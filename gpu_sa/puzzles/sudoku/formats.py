@@ -36,7 +36,7 @@ import numpy as np
 
 from ... import stop
 from .. import codecs
-from ..errors import PuzzleError
+from ..errors import PuzzleError, ShapeError
 from .geometry import MAX_ORDER, MIN_ORDER, order_of_side
 
 FORMATS = ("line", "grid", "numbers", "acs")
@@ -147,7 +147,7 @@ def _parse_line(line, source):
     order = order_of_side(int(round(length ** 0.5))) if int(round(length ** 0.5)) ** 2 == length else None
     if order is None or length not in LINE_LENGTHS:
         blanks = " and no blanks" if any(ch.isspace() for ch in line.content) else ""
-        raise PuzzleError(f"{_where(source, line.number)}: wrong length {length} "
+        raise ShapeError(f"{_where(source, line.number)}: wrong length {length} "
                           f"(a line puzzle has {', '.join(map(str, LINE_LENGTHS))} cells{blanks})")
     side = order * order
     values = [_symbol_value(s, side, _where(source, line.number, line.indent + i + 1))
@@ -163,7 +163,7 @@ def _parse_grid(block, source):
         widths = Counter(len(cells) for cells in rows).most_common(1)[0][0]
         hint = (f"rows of {widths} cells: a {widths}x{widths} grid needs {widths} rows" if widths in GRID_SIDES
                 else "a Sudoku grid of order 2..5 has 4, 9, 16 or 25 rows; use the numbers format for larger grids")
-        raise PuzzleError(f"{_where(source, block[0].number)}: a grid of {side} rows: {hint}")
+        raise ShapeError(f"{_where(source, block[0].number)}: a grid of {side} rows: {hint}")
     values = []
     for line, cells in zip(block, rows):
         if len(cells) != side:
@@ -182,7 +182,7 @@ def _rows_of_numbers(block, source, fmt, empty):
             problem = f"a {width}x{width} Sudoku needs {width} rows"
         else:
             problem = f"a Sudoku has n*n rows of n*n numbers for n = {MIN_ORDER}..{MAX_ORDER}"
-        raise PuzzleError(f"{_where(source, block[0].number)}: {side} row{'s' * (side != 1)} of {width} numbers in "
+        raise ShapeError(f"{_where(source, block[0].number)}: {side} row{'s' * (side != 1)} of {width} numbers in "
                           f"the {fmt} format: {problem}")
     values = []
     for line, tokens in zip(block, rows):

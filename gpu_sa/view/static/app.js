@@ -6,9 +6,9 @@
 // has 64 digits, more bits than a JavaScript number holds exactly.
 
 const EXAMPLES = [
-  ["9x9: seed 003's easy puzzle (annex A.1.a)",
+  ["9x9: an easy puzzle (the rules alone solve it)",
    "..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.19326....3.862.."],
-  ["9x9: 17 givens (seed 003, annex A.1.d)",
+  ["9x9: 17 givens",
    ".......1.4.........2...........5.4.7..8...3....1.9....3..4..2...5.1........8.6..."],
   ["9x9: the rules alone stall (needs the search)",
    "7.....4...2..7..8...3..8..9...5..3...6..2..9...1..7..6...3..9...3..4..6...9..1..5"],
@@ -18,6 +18,32 @@ const EXAMPLES = [
    "0 10 0 0 0 0 0 0 5 0 8 0 14 12 4 0\n3 13 0 0 0 12 0 0 9 0 10 7 0 0 0 0\n11 0 8 0 13 7 1 0 0 0 0 0 15 0 10 0\n15 0 0 12 8 10 0 0 0 0 0 3 0 0 5 7\n" +
    "0 0 14 0 12 2 0 0 4 0 0 8 0 0 0 10\n0 0 11 8 0 0 10 0 0 14 6 0 4 0 0 0\n0 0 0 0 6 0 0 0 10 5 13 15 0 1 2 0\n13 0 0 0 9 4 0 11 7 0 1 2 0 0 14 0\n" +
    "16 0 0 13 0 5 0 2 6 10 0 14 12 0 7 15\n6 0 0 0 0 1 8 0 2 7 12 0 10 16 13 0\n0 5 0 15 10 0 0 0 0 0 3 0 2 0 0 4\n0 2 7 10 0 0 0 12 0 13 0 4 5 0 0 0"],
+  ["25x25: Lloyd & Amos, 45 % givens (numbers format)",
+   "10 11 22 0 0 18 0 3 0 5 4 24 0 0 13 0 0 12 0 0 0 0 17 0 0\n" +
+   "0 3 21 1 0 0 11 0 19 9 12 0 5 10 15 7 0 18 0 0 0 0 0 0 0\n" +
+   "5 0 9 0 19 0 0 0 0 21 0 0 0 18 14 23 0 0 0 0 7 1 11 0 0\n" +
+   "0 0 8 14 0 1 0 0 2 15 0 0 20 0 11 17 10 6 0 3 0 0 5 0 0\n" +
+   "6 0 18 0 0 20 0 0 16 0 0 0 19 0 1 11 22 5 9 0 12 3 0 10 15\n" +
+   "18 1 0 11 12 0 6 0 8 10 14 23 17 0 7 4 0 3 0 24 0 0 9 5 16\n" +
+   "0 0 6 0 17 25 0 0 0 0 2 0 21 0 3 0 0 20 10 0 22 0 13 0 24\n" +
+   "0 5 3 21 0 0 0 4 0 14 11 13 9 20 0 2 0 0 1 0 0 0 8 0 0\n" +
+   "0 0 0 0 10 12 0 19 3 2 5 0 16 0 0 0 18 0 0 0 0 0 0 1 21\n" +
+   "0 0 15 0 14 0 9 0 0 13 0 10 0 1 0 25 0 21 0 0 0 0 6 0 0\n" +
+   "0 25 24 6 13 17 0 0 22 0 0 12 15 0 0 0 0 0 0 0 0 4 0 9 1\n" +
+   "0 0 7 0 8 0 12 10 0 19 0 0 11 0 17 0 0 0 4 1 0 15 23 0 25\n" +
+   "0 0 0 0 0 0 0 0 0 0 0 9 0 14 0 0 0 0 0 25 0 0 20 17 6\n" +
+   "0 0 0 12 11 0 0 0 21 0 0 0 0 0 0 0 7 9 0 2 0 24 0 3 0\n" +
+   "0 0 16 0 0 9 0 0 0 1 0 7 0 22 0 6 0 0 24 8 0 0 0 0 5\n" +
+   "0 0 0 17 5 0 0 2 18 11 9 16 3 23 0 0 8 15 6 0 21 0 0 4 0\n" +
+   "8 7 0 16 25 5 10 15 0 0 21 0 0 0 0 0 3 23 18 0 19 20 24 22 9\n" +
+   "0 19 20 22 18 8 0 0 0 0 0 1 24 15 12 0 14 11 0 17 6 13 3 16 0\n" +
+   "23 0 0 0 0 14 16 20 0 0 6 0 0 0 0 24 1 0 0 0 0 0 18 0 0\n" +
+   "0 0 0 10 0 0 21 0 0 12 18 11 4 5 0 0 25 0 0 0 0 0 14 15 23\n" +
+   "0 0 0 0 0 2 1 0 0 8 15 0 7 0 0 0 0 0 0 12 23 5 0 0 17\n" +
+   "0 8 1 0 0 0 0 25 0 18 0 20 22 2 0 0 11 0 13 0 0 0 12 6 0\n" +
+   "0 0 12 2 0 11 20 0 0 0 1 3 0 0 16 10 0 0 0 0 4 0 0 13 0\n" +
+   "3 13 5 0 16 10 0 9 0 17 0 0 0 0 21 0 0 0 7 23 25 0 0 0 20\n" +
+   "0 14 0 23 0 21 0 0 7 4 8 0 12 13 0 0 0 0 0 0 0 11 2 0 3"],
 ];
 
 const $ = (id) => document.getElementById(id);
@@ -29,6 +55,8 @@ const state = {
   round: 0, // the round shown: 0 = the givens before any rule
   run: null, // the annealing run in flight: its id
   records: [],
+  loads: 0, // loads asked for: an answer to an older one than the last is dropped (the text changed since)
+  typing: null, // the timer that loads the text once the user pauses
 };
 
 // ---- talking to the server -------------------------------------------------------------
@@ -52,22 +80,54 @@ function failed(error) {
   showMessage(error.message, "error");
 }
 
+// Whatever was shown for another text goes: the search's verdict, the rules' changes, the anneal's chart and
+// status. Nothing on the page may describe a puzzle other than the one in the box.
+function clearResults() {
+  state.records = [];
+  drawChart();
+  $("anneal-status").textContent = "";
+  $("round-info").textContent = "";
+  $("changes").replaceChildren();
+}
+
+// The text in the box, loaded (its round 0 drawn) unless it already is; false when it is not a puzzle.
 async function ensureLoaded() {
   const text = $("puzzle-text").value;
   if (state.loadedText === text && state.puzzle) return true;
+  const ticket = ++state.loads;
+  let answer = null, error = null;
   try {
-    const answer = await post("/api/load", {text});
-    Object.assign(state, {loadedText: text, puzzle: answer.puzzle, rounds: [answer.round], complete: false,
-                          round: 0});
-    showMessage(answer.puzzle.note, "note");
-    showRound();
-    return true;
-  } catch (error) {
+    answer = await post("/api/load", {text});
+  } catch (failure) {
+    error = failure;
+  }
+  if (ticket !== state.loads || $("puzzle-text").value !== text) return false; // the text changed meanwhile
+  clearResults();
+  if (error) {
     Object.assign(state, {loadedText: null, puzzle: null, rounds: [], complete: false, round: 0});
     renderEmpty();
     failed(error);
     return false;
   }
+  Object.assign(state, {loadedText: text, puzzle: answer.puzzle, rounds: [answer.round], complete: false, round: 0});
+  showMessage(answer.puzzle.note, "note");
+  showRound();
+  return true;
+}
+
+// Typing: the board of the previous text goes at once, and the new text is loaded once the typing pauses.
+function textChanged() {
+  $("example").value = "";
+  if ($("puzzle-text").value === state.loadedText && state.puzzle) return;
+  state.loadedText = null;
+  state.puzzle = null;
+  state.loads++; // an answer still on its way is for an older text
+  clearResults();
+  renderEmpty();
+  showMessage("", "");
+  $("board").dataset.state = "typing";
+  clearTimeout(state.typing);
+  state.typing = setTimeout(ensureLoaded, 400);
 }
 
 // ---- the board ------------------------------------------------------------------------------
@@ -89,11 +149,20 @@ function renderEmpty() {
   $("changes").replaceChildren();
 }
 
+// Cells as large as the board panel allows (at most 52 px), so that the whole board is in view beside the panels.
+function fitCells() {
+  if (!state.puzzle) return;
+  const panel = $("board-panel").getBoundingClientRect();
+  const width = document.documentElement.clientWidth - panel.left - 24;
+  const height = window.innerHeight - Math.max(panel.top, 0) - 16;
+  const size = Math.floor((Math.min(width, height) - 4) / state.puzzle.side);
+  $("board").style.setProperty("--cell", `${Math.max(9, Math.min(52, size))}px`);
+}
+
 function boardCells() {
   const {order, side} = state.puzzle;
   const board = $("board");
-  const cellSize = side <= 9 ? 52 : side <= 16 ? 40 : side <= 25 ? 26 : side <= 36 ? 22 : 18;
-  board.style.setProperty("--cell", `${cellSize}px`);
+  fitCells();
   board.style.gridTemplateColumns = `repeat(${side}, var(--cell))`;
   const cells = [];
   for (let i = 0; i < side * side; i++) {
@@ -147,7 +216,7 @@ function renderCandidates(round) {
       cell.append(valueSpan(digits[0]));
     } else if (pencilMarks) {
       const marks = document.createElement("div");
-      marks.className = "marks";
+      marks.className = side > 9 ? "marks two-digit" : "marks";
       marks.style.gridTemplateColumns = `repeat(${order}, 1fr)`;
       marks.style.setProperty("--marks-side", String(order));
       const open = new Set(digits);
@@ -183,7 +252,7 @@ function renderGrid(values, stateName) {
   $("board").dataset.state = stateName;
 }
 
-// ---- seed 002: rounds and the search ----------------------------------------------------
+// ---- the rules' rounds and the search ----------------------------------------------------
 
 const where = (cell) => `r${Math.floor(cell / state.puzzle.side) + 1}c${cell % state.puzzle.side + 1}`;
 const unitName = (unit) => (unit ? `${unit.kind} ${unit.index + 1}` : "");
@@ -235,8 +304,11 @@ function showRound() {
 async function stepRules() {
   if (!(await ensureLoaded())) return;
   if (!state.complete) {
+    const text = state.loadedText;
     try {
-      state.rounds = (await post("/api/rounds", {text: state.loadedText})).rounds;
+      const rounds = (await post("/api/rounds", {text})).rounds;
+      if (state.loadedText !== text) return; // another puzzle was loaded meanwhile
+      state.rounds = rounds;
       state.complete = true;
     } catch (error) {
       return failed(error);
@@ -266,8 +338,10 @@ async function resetRounds() {
 async function solve() {
   if (!(await ensureLoaded())) return;
   $("round-info").textContent = "Searching…";
+  const text = state.loadedText;
   try {
-    const answer = await post("/api/solve", {text: state.loadedText});
+    const answer = await post("/api/solve", {text});
+    if (state.loadedText !== text) return; // another puzzle was loaded meanwhile: this answer is not its
     $("changes").replaceChildren();
     const effort = `${answer.nodes.toLocaleString("en")} branches, ${(answer.seconds * 1e3).toFixed(2)} ms`;
     if (answer.solution) renderGrid(answer.solution, "solved-exact");
@@ -351,7 +425,8 @@ function drawChart() {
 function setAnnealing(running) {
   $("anneal").disabled = running;
   $("stop").disabled = !running;
-  for (const id of ["rules", "previous", "reset", "solve", "load"]) $(id).disabled = running;
+  // the puzzle stays the one annealed until the run ends (Stop ends it)
+  for (const id of ["rules", "previous", "reset", "solve", "load", "puzzle-text", "example"]) $(id).disabled = running;
 }
 
 function describeProgress(r) {
@@ -373,7 +448,7 @@ function onRunEvent(event) {
     status.textContent = describeProgress(event);
   } else if (event.event === "result") {
     const how = `${event.chains} chains x ${event.moves.toLocaleString("en")} moves on ${event.backend}, seed ` +
-      `${event.seed}, ${event.trials} trial(s); setup ${event.setup_seconds.toFixed(2)} s`;
+      `${event.seed}, ${event.trials} trial${event.trials === 1 ? "" : "s"}; setup ${event.setup_seconds.toFixed(2)} s`;
     if (event.solved) {
       renderGrid(event.solution, "solved-anneal");
       status.textContent = `Solved in ${event.seconds.toFixed(2)} s by chain ${event.chain} after ` +
@@ -454,7 +529,8 @@ async function start() {
     $("puzzle-text").value = EXAMPLES[Number(select.value)][1];
     ensureLoaded();
   });
-  $("puzzle-text").addEventListener("input", () => { select.value = ""; });
+  $("puzzle-text").addEventListener("input", textChanged);
+  window.addEventListener("resize", fitCells);
   $("puzzle-text").value = EXAMPLES[0][1];
   select.value = "0";
   $("load").addEventListener("click", ensureLoaded);

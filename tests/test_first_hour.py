@@ -1,0 +1,247 @@
+"""A newcomer's first hour (issue 24): nothing silent, nothing that says what did not happen.
+
+Other items of the issue are tested where their code is tested: the README's commands in test_readme.py,
+generation in test_generate.py and test_hashi_exact.py, kind detection in test_cli_puzzles.py, the import
+cycle in test_layers.py, the web page in test_view_browser.py.
+"""
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+from gpu_sa.apps import schema
+
+EASY = ROOT / "examples" / "seed_easy.txt"
+
+
+def _start_up_seconds(environment) -> float:
+    """How long this machine takes, now, for ``gpu-sa solve --help``: Python, numba and the command's parser, the
+    start-up every run pays before its work (measured as a peer of the command in the same test)."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "gpu_sa", "solve", "--help"], env=environment, check=True,
+                   stdout=subprocess.DEVNULL, cwd=ROOT)
+    return time.perf_counter() - start
+
+
+def _first_stderr_lines(args, environment, until: str, timeout: float = 120.0):
+    """(seconds from the start to each stderr line, lines) of ``gpu-sa ARGS`` until a line containing ``until``;
+    the process is then killed (the compilation it announces is not waited for)."""
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "gpu_sa", *map(str, args)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, env=environment, cwd=ROOT)
+    lines = []
+    try:
+        for line in process.stderr:
+            lines.append((time.perf_counter() - start, line.rstrip("\n")))
+            if until in line or time.perf_counter() - start > timeout:
+                break
+    finally:
+        process.kill()
+        process.wait()
+    return lines
+
+
+def _fresh_caches(tmp_path):
+    environment = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path / "numba"),
+                       GPU_SA_CACHE_DIR=str(tmp_path / "kernels"))
+    environment.pop("NUMBA_ENABLE_CUDASIM", None)
+    return environment
+
+
+def test_a_fresh_install_says_what_it_compiles_within_a_second(tmp_path):
+    """The first solve after install sat 15 s with nothing on screen while numba compiled. With empty caches
+    (numba's and the generated kernels'), the line naming what is compiled comes before the compilation, within
+    a second of the command's start-up (Python, numba, the parser: 0.5-0.9 s on the shared 2-core machine)."""
+    environment = _fresh_caches(tmp_path)
+    start_up = _start_up_seconds(environment)
+    lines = _first_stderr_lines(["solve", EASY, "--seed", "1"], environment, until="compiling")
+    seconds, line = lines[-1]
+    assert line == ("gpu-sa: compiling the complete search and the propagation rules for this machine, once (numba "
+                    "keeps it in its cache): about 15 s"), lines
+    assert seconds < start_up + 1.0, (seconds, start_up)
+
+
+def test_a_fresh_install_says_so_before_compiling_the_annealer(tmp_path):
+    """The first anneal sat 4.6 s in silence (a Hashiwokakero: no Sudoku propagation is compiled before)."""
+    lines = _first_stderr_lines(["solve", ROOT / "examples" / "hashi_10x10.txt", "--kind", "hashi", "--seed", "1"],
+                                _fresh_caches(tmp_path), until="compiling")
+    assert lines[-1][1] == ("gpu-sa: compiling the annealer for this machine, once (numba keeps it in its cache): "
+                            "5-10 s per move"), lines
+
+
+def test_a_warm_install_announces_nothing(cli):
+    status, out, err = cli("solve", EASY, "--seed", "1")
+    assert status == 0 and "compiling" not in err
+
+
+def test_a_long_search_says_what_it_is_doing(cli):
+    """The default method on a 36x36 the search does not finish: a line after a second, naming the puzzle and
+    the method, instead of silence until the time limit."""
+    path = ROOT / "bench" / "data" / "sudoku36_45" / "inst36x36_45_0.txt"
+    status, out, err = cli("solve", path, "--seed", "1", "--time-limit", "1.5")
+    assert status == 1 and f"gpu-sa: {path}:1: auto (the complete search and annealing rounds in turns) for 1 s " \
+                           "(Ctrl-C stops and reports)" in err.splitlines()
+    status, out, err = cli("exact", path, "--time-limit", "1.5")
+    assert status == 1 and f"gpu-sa: {path}:1: counting solutions for 1 s (Ctrl-C stops and reports)" in err
+
+
+# Issue 24 items 5 and 6: what the output says, and one JSON schema for every method.
+
+SHIKAKU = ROOT / "examples" / "shikaku_7x7.txt"
+HASHI = ROOT / "examples" / "hashi_10x10.txt"
+LARGE = ROOT / "bench" / "data" / "sudoku36_45" / "inst36x36_45_0.txt"
+CONTRADICTION = "12....3...4.....\n"  # a 4x4: r1c3 sees 1 and 2 in its row, 3 and 4 in its column
+
+
+def _records(cli, *args, stdin=""):
+    import json
+
+    status, out, err = cli("solve", *args, "--json", "--quiet", stdin=stdin)
+    return status, [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.mark.parametrize("args,method,conditions", [
+    ([EASY, "--seed", "1"], "auto", ()),
+    ([LARGE, "--seed", "1", "--time-limit", "0.5"], "auto", (schema.ANNEALED,)),
+    ([EASY, "--seed", "1", "--method", "anneal", "--no-propagate", "--chains", "16", "--check-unique"], "anneal",
+     (schema.ANNEALED, "--check-unique")),
+    ([EASY, "--seed", "1", "--method", "anneal", "--no-propagate", "--chains", "16", "--replicas", "2",
+      "--max-moves", "2000"], "anneal", (schema.ANNEALED, "--replicas R > 1")),
+    ([EASY, "--method", "exact"], "exact", ()),
+    ([HASHI, "--kind", "hashi", "--method", "ilp", "--check-unique"], "ilp", ("--check-unique",)),
+    ([SHIKAKU, "--kind", "shikaku", "--seed", "1"], "anneal", (schema.ANNEALED,)),
+], ids=["auto-propagation", "auto-annealed", "anneal", "anneal-replicas", "exact", "ilp", "shikaku-pruned"])
+def test_every_method_s_record_follows_the_one_schema(args, method, conditions, cli):
+    _, (record,) = _records(cli, *args)
+    assert record["method"] == method and schema.check(method, record) == []
+    expected = {key.name for key in schema.KEYS if method in key.methods and (not key.when or key.when in conditions)}
+    assert set(record) == expected
+
+
+@pytest.mark.parametrize("method", ["auto", "anneal"])
+def test_a_contradiction_follows_the_schema_too(method, cli):
+    status, (record,) = _records(cli, "-", "--method", method, "--seed", "1", stdin=CONTRADICTION)
+    assert status == 1 and record["stopped"] == "contradiction" and schema.check(method, record) == []
+    assert set(record) == {key.name for key in schema.KEYS if key.required(method)} | {"reason"}
+
+
+def test_auto_keeps_the_best_the_annealer_reached_when_it_fails(cli):
+    """`"cost": null` when auto failed: the best the annealer reached was lost."""
+    status, (record,) = _records(cli, LARGE, "--seed", "1", "--time-limit", "0.5")
+    assert status == 1 and not record["solved"] and record["answered_by"] == "none"
+    assert isinstance(record["cost"], int) and record["cost"] > 0 and len(record["best"].split()) == 36 * 36
+    assert record["chains"] == 16 and record["moves"] > 0
+
+
+def test_output_says_only_what_happened(cli):
+    status, out, err = cli("solve", SHIKAKU, "--kind", "shikaku", "--seed", "1")
+    assert status == 0 and out.startswith(f"{SHIKAKU}:2: solved by candidate pruning in ")
+    assert ", before any annealing (seed 1; setup " in out.splitlines()[0] and "launch" not in err
+    status, out, err = cli("solve", EASY, "--seed", "1", "--method", "anneal")
+    assert out.startswith(f"{EASY}:2: solved by propagation (the three rules) in ") and "chain 0" not in out
+    status, out, err = cli("solve", EASY, "--seed", "1")
+    assert out.splitlines()[0].endswith("(the three rules alone; seed 1)") and "0 rounds" not in out
+    status, out, err = cli("solve", LARGE, "--seed", "1", "--time-limit", "0.5")
+    first = out.splitlines()[0]
+    assert " 1 rounds" not in first and " rounds: " in first and "the annealer's best cost " in first
+    status, out, err = cli("exact", HASHI, "--kind", "hashi")
+    assert "(2 MILP solves, 0 connectivity cuts, " in out and "solution(s)" not in out
+
+
+def test_the_top_level_help_says_what_solve_does(cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")  # one line per command
+    status, out, err = cli("--help")
+    line = next(line for line in out.splitlines() if line.strip().startswith("solve "))
+    assert "anneal every puzzle" not in line and "search" in line
+
+
+# Issue 24 item 7: annealer options under the default method. The rule: an option only the annealer reads, given
+# without --method, selects the annealer (said on stderr); --chains, which auto's annealing rounds read, sets those.
+
+ANNEALER_ONLY = [["--move", "sirdey"], ["--max-moves", "3000"], ["--no-propagate"], ["--trials", "2"],
+                 ["--schedule", "geometric"], ["--t0", "0.6"], ["--no-early-stop", "--max-moves", "100"]]
+
+
+@pytest.mark.parametrize("options", ANNEALER_ONLY, ids=lambda options: options[0])
+def test_an_annealer_option_selects_the_annealer_and_says_so(options, cli):
+    import json
+
+    status, out, err = cli("solve", EASY, "--seed", "1", "--chains", "8", *options, "--json")
+    assert status == 0 and json.loads(out)["method"] == "anneal"
+    first = err.splitlines()[0]
+    assert first.startswith("gpu-sa: --") and options[0] in first and " the annealer (--method anneal); " in first
+    status, out, err = cli("solve", EASY, "--seed", "1", "--chains", "8", "--method", "anneal", *options)
+    assert status == 0 and "select" not in err  # asked for the annealer: nothing to say
+    status, out, err = cli("solve", EASY, "--method", "auto", *options)
+    assert status == 2 and "applies to --method anneal, not auto" in err  # auto asked for: an annealer option is an error
+
+
+def test_trace_and_dump_states_select_the_annealer_too(tmp_path, cli):
+    import json
+
+    status, out, err = cli("solve", EASY, "--seed", "1", "--chains", "8", "--no-propagate", "--trace",
+                           tmp_path / "t.jsonl", "--dump-states", tmp_path / "d", "--json")
+    assert status == 0 and json.loads(out)["method"] == "anneal" and (tmp_path / "d.npz").exists()
+    assert err.startswith("gpu-sa: --no-propagate, --dump-states, --trace select the annealer (--method anneal)")
+
+
+def test_chains_under_auto_sets_its_annealing_rounds_and_says_so(cli):
+    import json
+
+    status, out, err = cli("solve", LARGE, "--seed", "1", "--chains", "4", "--time-limit", "0.5", "--json")
+    record = json.loads(out)
+    assert record["method"] == "auto" and record["chains"] == 4
+    assert err.startswith("gpu-sa: --chains 4: the chains of each of auto's annealing rounds")
+
+
+# Issue 24 item 8: "seed 002/003/004", "Règles EUP", "annex A.1.a" undefined in the README, the help and the page,
+# and clashing with --seed. The sources are cited once, in the README's Sources section.
+
+JARGON = r"seed[- ]?00\d|the seed's|seed page|r[èe]gles eup|annex [a-z]\.|as in the seed\b|the seed suggests"
+
+
+def _helps():
+    import argparse
+
+    from gpu_sa import cli as command_line
+
+    parser = command_line.build_parser()
+    yield "gpu-sa --help", parser.format_help()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, sub in commands.choices.items():
+        yield f"gpu-sa {name} --help", sub.format_help()
+
+
+def test_no_undefined_jargon_in_the_readme_the_help_or_the_page(monkeypatch):
+    import re
+
+    monkeypatch.setenv("COLUMNS", "10000")
+    readme = (ROOT / "README.md").read_text()
+    before, sources = readme.split("\n## Sources\n", 1)
+    texts = [("README.md", before + "\n## " + sources.split("\n## ", 1)[1]), *_helps()]
+    texts += [(path.name, path.read_text()) for path in sorted((ROOT / "gpu_sa" / "view" / "static").iterdir())]
+    found = {name: sorted(set(re.findall(JARGON, text, flags=re.I))) for name, text in texts}
+    assert {name: words for name, words in found.items() if words} == {}
+    assert "règles EUP" in sources  # cited once, where the sources are named
+
+
+# Issue 24 item 9: examples/ had one easy Sudoku, which propagation finishes.
+
+@pytest.mark.parametrize("name,side,count", [("sudoku_9x9_hard.txt", 9, 3), ("sudoku_16x16.txt", 16, 1),
+                                             ("sudoku_25x25.txt", 25, 1)])
+def test_the_examples_need_the_search_or_the_annealer(name, side, count, cli):
+    import json
+
+    from gpu_sa.exact import sudoku as exact
+
+    path = ROOT / "examples" / name
+    puzzles = __import__("gpu_sa").parse(path.read_text(), str(path))
+    assert len(puzzles) == count and all(p.side == side for p in puzzles)
+    assert all(exact.propagate(p.givens, p.order).free > 0 for p in puzzles)  # the three rules alone stall
+    assert name in (ROOT / "README.md").read_text().split("## A short tour", 1)[1].split("\n## ", 1)[0]
+    status, out, err = cli("solve", path, "--seed", "1", "--json", "--quiet")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert status == 0 and [r["answered_by"] for r in records] == ["exact"] * count
