@@ -60,11 +60,11 @@ class Integer(Value):
     """A whole number in [low, high]; 2.5e5 and 250_000 are accepted when they are whole."""
 
     low: int = 0
-    high: int = MAX_INTEGER
+    high: int | None = MAX_INTEGER  # None: no bound (a value that never reaches compiled code, e.g. a count)
 
     @property
     def expected(self) -> str:
-        if self.high == MAX_INTEGER:  # no bound of its own: the machine's, named only to a value past it
+        if self.high in (MAX_INTEGER, None):  # no bound of its own: the machine's, named only to a value past it
             return f"an integer >= {self.low}"
         return f"an integer from {self.low} to {self.high}"
 
@@ -73,7 +73,8 @@ class Integer(Value):
             number = _number(text)
         except ValueError:
             return self.expected
-        if isinstance(number, int) and number > self.high:
+        whole = isinstance(number, int) or (math.isfinite(number) and number == int(number))
+        if self.high is not None and whole and int(number) > self.high:
             return f"an integer from {self.low} to {self.high}"
         return self.expected
 
@@ -82,7 +83,7 @@ class Integer(Value):
         if isinstance(number, float) and not (math.isfinite(number) and number == int(number)):
             raise ValueError(text)
         value = int(number)
-        if value < self.low or value > self.high:
+        if value < self.low or (self.high is not None and value > self.high):
             raise ValueError(text)
         return value
 

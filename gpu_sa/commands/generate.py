@@ -28,7 +28,9 @@ ENGINE_OPTIONS = (
            "anneal when no --method is given", Integer(1), purpose="chains per launch"),
 )
 ANNEALING_METHOD = "anneal"  # the generators' method that --backend and --chains are for
-COUNT = Option("--count", "number of grids or puzzles", Integer(1), purpose="how many to make", required=True)
+# no bound of 2**63 - 1 here: a count past the grids that exist gets that number first (gpu_sa.generate.fill)
+COUNT = Option("--count", "number of grids or puzzles", Integer(1, high=None), purpose="how many to make",
+               required=True)
 
 
 def generation_options(command):

@@ -29,6 +29,7 @@ from . import exact
 
 METHODS = ("anneal", "backtrack", "swaps")
 DEFAULT_METHOD = "backtrack"
+MAX_COUNT = 2**63 - 1  # the compiled loops count in 64 bits
 GRIDS_OF_ORDER = {2: 288, 3: 6_670_903_752_021_072_936_960}  # every valid grid, counted exactly
 
 
@@ -38,6 +39,8 @@ def check_count(count: int, order: int, reason: str = "") -> None:
     if existing is not None and count > existing:
         side = order * order
         raise ValueError(f"--count {count:,}: only {existing:,} distinct {side}x{side} grids exist{reason}")
+    if count > MAX_COUNT:
+        raise ValueError(f"--count {count:,}: at most {MAX_COUNT:,} grids can be asked for in one run")
 
 
 def empty_puzzle(order: int):
