@@ -16,7 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import kernels, schedule
-from .moves import SIMULATOR, AnnealMove, ChainState, addressable_rows, check_addressable, state_arrays
+from .moves import (SIMULATOR, AnnealMove, ChainState, addressable_rows, check_addressable, state_arrays,
+                    state_bytes)
 
 BACKENDS = ("auto", "cuda", "cpu", "numpy")
 
@@ -56,8 +57,14 @@ class NumpyBackend:
     chains_by_default = 64  # the plain reference is slow: a few chains are enough to check it
 
     def default_chains(self, move) -> int:
-        """Chains per puzzle when the caller names none."""
+        """Chains per puzzle when the caller names none: the move's chains per core where it names them (a
+        local search whose chains each want a core of their own), else ``chains_by_default``."""
+        if move.chains_per_core is not None:
+            return move.chains_per_core * self.cores()
         return self.chains_by_default
+
+    def cores(self) -> int:
+        return 1
 
     def dataset_chains(self, move) -> int:
         """Chains per puzzle when many puzzles share the launches (dataset mode) and the caller names none:
@@ -122,6 +129,9 @@ class CpuBackend(NumpyBackend):
     def __init__(self, threads: int | None = None):
         self.threads = threads or available_cores()
         self._pool = None
+
+    def cores(self) -> int:
+        return self.threads
 
     def _run_slices(self, function, chains, *args, halted=None) -> bool:
         """Run ``function(row_begin, row_end, *args)`` on one slice of rows per thread.
@@ -216,8 +226,13 @@ class CudaBackend:
 
     def default_chains(self, move) -> int:
         """Enough chains to fill the device: SMs x blocks resident per SM at the advance kernel's
-        registers and shared memory x threads per block (``launch_plan``), within ``max_rows``."""
-        return min(self.launch_plan(move)["chains"], self.max_rows(move))
+        registers and shared memory x threads per block (``launch_plan``), within ``max_rows``, and within
+        half of the device's free memory (a 64x64 chain of move ``tabu`` holds about 1 MB)."""
+        chains = min(self.launch_plan(move)["chains"], self.max_rows(move))
+        if not SIMULATOR:
+            free, _ = self._cuda.current_context().get_memory_info()
+            chains = min(chains, max(self.threads_per_block, free // 2 // max(1, state_bytes(move, 1))))
+        return chains
 
     def max_rows(self, move) -> int:
         """The kernels step through a chain's state with 32-bit strides (``gpu_sa.moves.item``): at most
@@ -285,7 +300,9 @@ class CudaBackend:
         arrays = {}
         for field, shape, dtype in state_arrays(move, rows):
             array = cuda.device_array(shape, dtype, order="F")
-            if SIMULATOR:
+            if 0 in shape:  # a move without this array (most have no ``memory``): nothing to clear
+                pass
+            elif SIMULATOR:
                 array.copy_to_device(np.zeros(shape, dtype, order="F"))
             else:
                 from numba.cuda.cudadrv.driver import device_memset

@@ -445,6 +445,9 @@ class AnnealMove:
     # configuration-checking flags); most moves have none
     memory_size: int = 0
     memory_dtype: type = np.uint32
+    # chains per CPU core when the caller names none (None: the backend's default count); a local search whose
+    # chains each need a core's whole time names 1
+    chains_per_core: int | None = None
     # the tuned default schedule for this puzzle kind: (t0, t_end, plateaus) of a geometric law,
     # or None for the runner's defaults (measured on Sudoku)
     schedule_defaults: tuple | None = None

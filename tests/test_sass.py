@@ -274,24 +274,29 @@ def test_any_argument_list_compiles(reports):
 # Every kernel, compiled for sm_90
 # ---------------------------------------------------------------------------------------------------
 
-KERNELS = [(move, kernel) for move in ("sirdey", "swap", "rect", "bridge") for kernel in ("init", "advance", "exchange")]
+KERNELS = [(move, kernel) for move in ("sirdey", "swap", "tabu", "rect", "bridge")
+           for kernel in ("init", "advance", "exchange")]
 ADVANCE = [k for k in KERNELS if k[1] == "advance"]
 # issue 14: swap and sirdey advance kernels <= 48 registers, main loop <= 300 (swap) and <= 250 (sirdey).
 # The other kernels have no budget in the issue; these bounds keep them where the work of 2026-11-23 left them (no
 # spills either way): init runs once per trial and exchange between launch pieces, so their registers matter little;
 # rect and bridge went from 86 and 74 registers (31 and 37 % of an SM) to 48 and 56 (62.5 and 56 %) when their
 # proposal loops took the sudoku moves' uint32 views and gpu_sa.moves.item.
-REGISTERS = {("sirdey", "advance"): 48, ("swap", "advance"): 48, ("rect", "advance"): 48, ("bridge", "advance"): 56}
+# tabu (issue 23): its first build, 56 registers and a main loop of 433 (the loop over the conflicting cells of
+# the best-move mode, its candidate scan nested), kept there.
+REGISTERS = {("sirdey", "advance"): 48, ("swap", "advance"): 48, ("rect", "advance"): 48, ("bridge", "advance"): 56,
+             ("tabu", "advance"): 56}
 REGISTERS_ELSEWHERE = 72
 # swap and sirdey: the issue's budgets; rect and bridge have none in the issue, and these keep their proposal loops
 # where the work of 2026-11-23 left them (204 and 207, from 508 and 595), a few instructions of slack.
-MAIN_LOOP = {("swap", "advance"): 300, ("sirdey", "advance"): 250, ("rect", "advance"): 212, ("bridge", "advance"): 215}
+MAIN_LOOP = {("swap", "advance"): 300, ("sirdey", "advance"): 250, ("rect", "advance"): 212, ("bridge", "advance"): 215,
+             ("tabu", "advance"): 440}
 # Not a budget of the issue: the fewest instructions of one proposal (a rejected one, bench/sass.py "fewest/pass"),
 # kept where the work of 2026-11-23 left them: 165 and 137 (199 and 168 before the 32-bit element access of
 # gpu_sa.moves.item; 219 and 253 before the first rewrite), a few instructions of slack for other compilers.
 HOT_PATH = {("sirdey", "advance"): 170, ("swap", "advance"): 142}
 # of an H100's 132 x 64 warps at the backend's default launch (it fills every SM: the kernel's own occupancy)
-DEVICE_OCCUPANCY = {"sirdey": 0.5, "swap": 0.5, "rect": 0.5, "bridge": 0.5}
+DEVICE_OCCUPANCY = {"sirdey": 0.5, "swap": 0.5, "tabu": 0.5, "rect": 0.5, "bridge": 0.5}
 
 # The cases the kernels on main fail, and why (none at present: a case that fails gets a strict xfail here, naming
 # the work that will meet it).

@@ -98,7 +98,7 @@ def test_anneal_options_are_checked(body, message):
 def test_http_rules():
     with running_server("numpy") as server:
         status, info = request(server, "GET", "/api/info")
-        assert status == 200 and info["backend"] == "numpy" and info["moves"] == ["sirdey", "swap"]
+        assert status == 200 and info["backend"] == "numpy" and info["moves"] == ["sirdey", "swap", "tabu"]
         assert request(server, "GET", "/api/info", host="evil.example:80")[0] == 403
         assert request(server, "GET", "/static/../../etc/passwd")[0] == 404
         assert request(server, "POST", "/api/nothing", {})[0] == 404

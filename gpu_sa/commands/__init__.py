@@ -105,7 +105,12 @@ def detect_kind(args, command: str) -> str:
     candidates = [name for name, module in available.items() if fmt == "auto" or fmt in module.FORMATS]
     if len(candidates) <= 1:
         return candidates[0] if candidates else default  # no kind has the format: the default kind's message
-    args.input_text = text, source = read_text(args.puzzle_file, max_mb=getattr(args, "max_input", None))
+    limit = getattr(args, "max_input", None)
+    if isinstance(limit, str):  # the options are converted after the kind is known: this one is needed now
+        from ..options import max_input_option
+
+        limit = max_input_option().convert(limit)
+    args.input_text = text, source = read_text(args.puzzle_file, max_mb=limit)
     first, refusal = candidates[0], None
     if first == default:
         try:

@@ -158,7 +158,7 @@ class Sudoku:
                 memory_size=tabu.memory_size(free, self.side),
                 max_delta=geo.peers, plateau_length=geo.cells, max_cost=geo.max_cost,
                 log_states=geo.cells * math.log(self.side), has_free_variables=free > 0,
-                schedule_defaults=self.schedule_defaults)
+                schedule_defaults=tabu.SCHEDULE, chains_per_core=1)
         free = np.flatnonzero(givens < 0).astype(np.int32)
         candidates = sirdey.candidate_table(masks, self.side)
         tables = sirdey.SirdeyTables(

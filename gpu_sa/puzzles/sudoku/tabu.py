@@ -79,6 +79,9 @@ LIST_BASE = 3
 TENURE_SPAN = 10
 TENURE_Q8 = 154  # 0.6 x 256, rounded
 FLAG_MOVES = 100
+# Its default schedule (t0, t_end, plateaus): a constant temperature for the normal mode's Metropolis test, over a
+# trial long enough that restarts are rare (bench/RESULTS.md, "move tabu: sweeps")
+SCHEDULE = (0.3, 0.3, 1_000_000)
 
 
 class TabuTables(NamedTuple):
