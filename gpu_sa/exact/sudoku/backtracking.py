@@ -1,0 +1,185 @@
+"""The depth-first search: one restart (or the deterministic search) to its end or its budget.
+
+Each node copies its parent's candidates, places one digit of the branch cell and runs the rules to a
+fixpoint (``propagation._fixpoint``); the cell and digit come from ``ordering``. A search that ends within
+its budget has counted every solution up to ``limit``, and 0 proves there is none.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from .board import ZERO, ZERO32, _below, _candidates_of, _digits_of, _is_single, _nth_bit, _popcount
+from .ordering import _branch_bit, _draws, _fewest_candidates
+from .propagation import _fixpoint, _remove, _start
+
+# Outcome of one search
+COMPLETE, NODE_LIMIT, STOPPED, CANCELLED = 0, 1, 2, 3
+DETERMINISTIC = -1  # the restart index of the seed's deterministic search
+POLL_MASK = 1023  # the stop flag is read every 1,024 nodes
+NEVER = np.iinfo(np.int64).max
+
+
+STACK_ROWS = 16  # the search's first stack rows: 90 kB at 25x25, under glibc's 128 kB threshold for mmap
+
+
+@numba.njit(cache=True, nogil=True)
+def _deeper(cand, placed):
+    """The search's stacks with cells + 1 rows (the deepest a search goes), the rows so far kept."""
+    rows = cand.shape[1] + 1
+    more_cand = np.empty((rows, cand.shape[1]), dtype=cand.dtype)
+    more_placed = np.empty((rows, placed.shape[1]), dtype=placed.dtype)
+    more_cand[:cand.shape[0]] = cand
+    more_placed[:placed.shape[0]] = placed
+    return more_cand, more_placed
+
+
+@numba.njit(cache=True, nogil=True)
+def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solution, shuffle, flag, key0, key1,
+                restart, cancel, root_at_fixpoint=False):
+    """(solutions found (<= limit), nodes, outcome); the first solution's masks go to ``solution``.
+
+    ``root_at_fixpoint``: ``cand0`` is already the rules' fixpoint from the givens, without a
+    contradiction (``propagate``'s candidates). The root's propagation, which would change
+    nothing, is skipped: the root, and so the whole search, is the same.
+
+    ``restart`` = DETERMINISTIC (-1): ties to the lowest cell, digits in increasing order, or with
+    ``shuffle`` != 0 in an order hashed from it (randomised backtracking, for generating grids).
+    ``restart`` >= 0: the seeded search, restart number ``restart`` of key (``key0``, ``key1``).
+    Outcome COMPLETE: the count is exact up to ``limit``; NODE_LIMIT: ``max_nodes`` branches were
+    tried; STOPPED: ``flag[0]`` was set; CANCELLED: ``cancel[0]`` fell below ``restart`` (a lower
+    restart has decided). Both are read every 1,024 nodes.
+    """
+    cells = cand0.shape[0]
+    # One row of candidates and of placed flags per depth, a row written whole before it is read. The
+    # stacks start with STACK_ROWS rows and take all cells + 1 only when the search goes deeper
+    # (``_deeper``): most searches stay shallow, and cells + 1 rows at once were 3.5 MB at 25x25, which
+    # the OS maps, faults in and unmaps on every call (80 of the 100 us an easy 25x25's search took in a
+    # fresh process). Growing at once to the whole size, not doubling, copies STACK_ROWS rows once at
+    # most: doubling made deep searches (an empty 36x36) half again slower with its copies.
+    rows = min(cells + 1, STACK_ROWS)
+    cand = np.empty((rows, cells), dtype=np.uint64)
+    placed = np.empty((rows, cells), dtype=np.uint8)
+    branch_cell = np.empty(cells + 1, dtype=np.int64)
+    branch_rest = np.empty(cells + 1, dtype=np.uint64)
+    pending = np.empty(cells, dtype=np.int64)  # see _fixpoint: no more is ever pushed
+    dirty = np.zeros(units.shape[0], dtype=np.uint8)
+    seeded = restart >= 0
+    cand[0, :] = cand0
+    if root_at_fixpoint:
+        # A fixpoint without contradiction has spread every cell down to one digit, and only those.
+        for cell in range(cells):
+            placed[0, cell] = _is_single(cand0[cell])
+    else:
+        placed[0, :] = 0
+        top = _start(cand[0], placed[0], units, pending, dirty)
+        if top < 0 or not _fixpoint(cand[0], placed[0], peers, units, cell_units, full, pending, top, dirty,
+                                    None):
+            return 0, 0, COMPLETE
+    found = 0
+    nodes = 0
+    cell = _fewest_candidates(cand[0], placed[0], seeded, _draws(0, restart, key0, key1)[1] if seeded else ZERO32)
+    if cell < 0:
+        solution[:] = cand[0]
+        return 1, 0, COMPLETE
+    depth = 0
+    branch_cell[0] = cell
+    branch_rest[0] = cand[0, cell]
+    cell_word = ZERO32
+    while depth >= 0:
+        rest = branch_rest[depth]
+        if rest == ZERO:
+            depth -= 1
+            continue
+        nodes += 1
+        if nodes > max_nodes:
+            return found, nodes - 1, NODE_LIMIT
+        if (nodes & POLL_MASK) == 0:
+            if flag[0] != 0:
+                return found, nodes - 1, STOPPED
+            if restart > cancel[0]:
+                return found, nodes - 1, CANCELLED
+        if seeded:
+            digit_word, cell_word = _draws(nodes, restart, key0, key1)
+            bit = _nth_bit(rest, _below(digit_word, _popcount(rest)))
+        else:
+            bit = _branch_bit(rest, shuffle, nodes - 1)
+        branch_rest[depth] = rest & ~bit
+        if depth + 1 == cand.shape[0]:
+            cand, placed = _deeper(cand, placed)
+        cand[depth + 1, :] = cand[depth]
+        placed[depth + 1, :] = placed[depth]
+        # The parent is at a fixpoint: only the branch cell and its units are new.
+        dirty[:] = 0
+        _remove(cand[depth + 1], branch_cell[depth], ~bit, cell_units, dirty)
+        pending[0] = branch_cell[depth]
+        if not _fixpoint(cand[depth + 1], placed[depth + 1], peers, units, cell_units, full, pending, 1, dirty,
+                         None):
+            continue
+        cell = _fewest_candidates(cand[depth + 1], placed[depth + 1], seeded, cell_word)
+        if cell < 0:
+            if found == 0:
+                solution[:] = cand[depth + 1]
+            found += 1
+            if found >= limit:
+                return found, nodes, COMPLETE
+            continue
+        depth += 1
+        branch_cell[depth] = cell
+        branch_rest[depth] = cand[depth, cell]
+    return found, nodes, COMPLETE
+
+
+@numba.njit(cache=True, nogil=True)
+def search(cand0, peers, units, cell_units, full, limit, max_nodes, solution, shuffle=ZERO):
+    """The deterministic search without stop polling: (solutions found (<= limit), nodes, gave_up).
+
+    Kept for callers compiled against it (generation, minimisation); see ``search_core``."""
+    never = np.zeros(1, dtype=np.uint8)
+    no_cancel = np.full(1, NEVER, dtype=np.int64)
+    found, nodes, outcome = search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solution, shuffle,
+                                        never, np.uint32(0), np.uint32(0), DETERMINISTIC, no_cancel)
+    return found, nodes, outcome != COMPLETE
+
+
+@numba.njit(cache=True, nogil=True)
+def search_batch(givens, peers, units, cell_units, full, limit, max_nodes, flag, counts, solutions, nodes, outcome):
+    """The deterministic search for every row of ``givens`` (puzzles x cells, 0-based, -1 empty)."""
+    cells = givens.shape[1]
+    cand = np.empty(cells, dtype=np.uint64)
+    masks = np.zeros(cells, dtype=np.uint64)
+    no_cancel = np.full(1, NEVER, dtype=np.int64)
+    outcome[:] = STOPPED  # what a stop request leaves on the puzzles it never reached
+    for i in range(givens.shape[0]):
+        if flag[0] != 0:
+            return
+        _candidates_of(givens[i], full, cand)
+        counts[i], nodes[i], outcome[i] = search_core(cand, peers, units, cell_units, full, limit, max_nodes, masks,
+                                                      ZERO, flag, np.uint32(0), np.uint32(0), DETERMINISTIC,
+                                                      no_cancel)
+        if counts[i]:
+            _digits_of(masks, solutions[i])
+        else:
+            solutions[i, :] = -1
+
+
+@dataclass(frozen=True)
+class ExactResult:
+    solutions: int  # solutions found, capped at the limit
+    solution: np.ndarray | None  # 0-based digits of the first solution, or None
+    nodes: int  # branches tried, over every restart up to the one that decided
+    seconds: float
+    gave_up: bool  # the answer is not proven (node limit, time limit or stop): ``solutions`` is a lower bound
+    interrupted: bool = False  # a stop request (``gpu_sa.stop``) ended the search (then ``gave_up`` too)
+    timed_out: bool = False  # ``time_limit`` ended the search (then ``gave_up`` too)
+    restarts: int = 1  # searches run up to the one that decided (1: the first search decided)
+    final_nodes: int = 0  # branches tried by the search that decided (the last restart)
+    seed: int | None = None  # None: the deterministic search
+    # Undecided seeded search: the first restart that did not run to its whole budget. A later call with the
+    # same seed and ``first_restart=resume_at`` goes on where this one stopped instead of repeating it.
+    resume_at: int = 0
+
+
+DEFAULT_MAX_NODES = 10_000_000
