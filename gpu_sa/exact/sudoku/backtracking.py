@@ -11,8 +11,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .board import ZERO, ZERO32, _below, _candidates_of, _digits_of, _is_single, _nth_bit, _popcount
-from .ordering import _branch_bit, _draws, _fewest_candidates
+from .board import ONE, ZERO, ZERO32, _below, _candidates_of, _digits_of, _is_single, _nth_bit, _popcount
+from .ordering import DUAL, _branch_bit, _draws, _fewest_candidates, _two_places
+from .consistency import NO_CONFLICT, _strong_fixpoint
+from .learning import PHASE, WDEG, _blame, _heaviest_fewest
 from .propagation import _fixpoint, _remove, _start
 
 # Outcome of one search
@@ -20,6 +22,35 @@ COMPLETE, NODE_LIMIT, STOPPED, CANCELLED = 0, 1, 2, 3
 DETERMINISTIC = -1  # the restart index of the seed's deterministic search
 POLL_MASK = 1023  # the stop flag is read every 1,024 nodes
 NEVER = np.iinfo(np.int64).max
+
+
+@numba.njit(cache=True, inline="always")
+def _branch_cell(cand, placed, seeded, word, features, weights, cell_units):
+    if features & WDEG:
+        return _heaviest_fewest(cand, placed, weights, cell_units, seeded, word)
+    return _fewest_candidates(cand, placed, seeded, word)
+
+
+@numba.njit(cache=True, inline="always")
+def _branch_on(cand, cell, units, features, seeded, word, depth, branch_cell, branch_rest, branch_unit, branch_digit):
+    """Record the branching at ``depth``: the cell's digits, or with DUAL, when the cell has more than two,
+    the two places of a digit that has two places left in some unit (``_two_places``)."""
+    branch_cell[depth] = cell
+    branch_rest[depth] = cand[cell]
+    branch_unit[depth] = -1
+    if features & DUAL and _popcount(cand[cell]) > 2:
+        unit, digit, places = _two_places(cand, units, seeded, word)
+        if unit >= 0:
+            branch_unit[depth] = unit
+            branch_digit[depth] = digit
+            branch_rest[depth] = places
+
+
+@numba.njit(cache=True)
+def _workspace(side):
+    order = np.int64(np.sqrt(side) + 0.5)
+    return (np.empty((side, order), dtype=np.uint64), np.empty((4, side), dtype=np.int64),
+            np.empty(side, dtype=np.uint64))
 
 
 STACK_ROWS = 16  # the search's first stack rows: 90 kB at 25x25, under glibc's 128 kB threshold for mmap
@@ -38,12 +69,18 @@ def _deeper(cand, placed):
 
 @numba.njit(cache=True, nogil=True)
 def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solution, shuffle, flag, key0, key1,
-                restart, cancel, root_at_fixpoint=False):
+                restart, cancel, root_at_fixpoint, features, weights, phases, deepest):
     """(solutions found (<= limit), nodes, outcome); the first solution's masks go to ``solution``.
 
-    ``root_at_fixpoint``: ``cand0`` is already the rules' fixpoint from the givens, without a
-    contradiction (``propagate``'s candidates). The root's propagation, which would change
-    nothing, is skipped: the root, and so the whole search, is the same.
+    ``root_at_fixpoint``: ``cand0`` is already the fixpoint of the search's propagation from the givens,
+    without a contradiction (``propagate``'s candidates, or ``consistency.strengthened``'s with
+    ``features``). The root's propagation, which would change nothing, is skipped: the root, and so the
+    whole search, is the same.
+
+    ``features`` (0 for the seed's search): the stronger propagation of ``consistency`` (BOX_LINE, ALLDIFF)
+    at every node, and with ``learning.WDEG`` the dom/wdeg ordering on ``weights`` (one per unit), which
+    every contradiction updates in place; with ``learning.PHASE``, a cell's first digit tried is its bit in
+    ``phases`` (0: none; else drawn), and ``deepest`` gets the candidates of the deepest node reached.
 
     ``restart`` = DETERMINISTIC (-1): ties to the lowest cell, digits in increasing order, or with
     ``shuffle`` != 0 in an order hashed from it (randomised backtracking, for generating grids).
@@ -63,9 +100,12 @@ def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solutio
     cand = np.empty((rows, cells), dtype=np.uint64)
     placed = np.empty((rows, cells), dtype=np.uint8)
     branch_cell = np.empty(cells + 1, dtype=np.int64)
-    branch_rest = np.empty(cells + 1, dtype=np.uint64)
+    branch_rest = np.empty(cells + 1, dtype=np.uint64)  # digits of the branch cell, or places of the unit's digit
+    branch_unit = np.full(cells + 1, -1, dtype=np.int64)  # ordering.DUAL: the unit branched on, -1: a cell
+    branch_digit = np.zeros(cells + 1, dtype=np.uint64)  # ... and its digit (one bit)
     pending = np.empty(cells, dtype=np.int64)  # see _fixpoint: no more is ever pushed
     dirty = np.zeros(units.shape[0], dtype=np.uint8)
+    segments, scratch, reach = _workspace(units.shape[1])
     seeded = restart >= 0
     cand[0, :] = cand0
     if root_at_fixpoint:
@@ -75,19 +115,21 @@ def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solutio
     else:
         placed[0, :] = 0
         top = _start(cand[0], placed[0], units, pending, dirty)
-        if top < 0 or not _fixpoint(cand[0], placed[0], peers, units, cell_units, full, pending, top, dirty,
-                                    None):
+        if top < 0 or _strong_fixpoint(cand[0], placed[0], peers, units, cell_units, full, pending, top, dirty,
+                                       features, segments, scratch, reach) != NO_CONFLICT:
             return 0, 0, COMPLETE
     found = 0
     nodes = 0
-    cell = _fewest_candidates(cand[0], placed[0], seeded, _draws(0, restart, key0, key1)[1] if seeded else ZERO32)
+    cell = _branch_cell(cand[0], placed[0], seeded, _draws(0, restart, key0, key1)[1] if seeded else ZERO32, features,
+                        weights, cell_units)
     if cell < 0:
         solution[:] = cand[0]
         return 1, 0, COMPLETE
     depth = 0
-    branch_cell[0] = cell
-    branch_rest[0] = cand[0, cell]
+    _branch_on(cand[0], cell, units, features, seeded, _draws(0, restart, key0, key1)[0] if seeded else ZERO32, 0,
+               branch_cell, branch_rest, branch_unit, branch_digit)
     cell_word = ZERO32
+    best_depth = 0
     while depth >= 0:
         rest = branch_rest[depth]
         if rest == ZERO:
@@ -103,22 +145,42 @@ def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solutio
                 return found, nodes - 1, CANCELLED
         if seeded:
             digit_word, cell_word = _draws(nodes, restart, key0, key1)
-            bit = _nth_bit(rest, _below(digit_word, _popcount(rest)))
+            bit = phases[branch_cell[depth]] & rest if features & PHASE and branch_unit[depth] < 0 else ZERO
+            if bit == ZERO:
+                bit = _nth_bit(rest, _below(digit_word, _popcount(rest)))
         else:
             bit = _branch_bit(rest, shuffle, nodes - 1)
         branch_rest[depth] = rest & ~bit
+        target = branch_cell[depth]
+        if branch_unit[depth] >= 0:  # ``bit`` is a place of the unit's digit
+            target = units[branch_unit[depth], _popcount(bit - ONE)]
+            bit = branch_digit[depth]
         if depth + 1 == cand.shape[0]:
             cand, placed = _deeper(cand, placed)
         cand[depth + 1, :] = cand[depth]
         placed[depth + 1, :] = placed[depth]
         # The parent is at a fixpoint: only the branch cell and its units are new.
         dirty[:] = 0
-        _remove(cand[depth + 1], branch_cell[depth], ~bit, cell_units, dirty)
-        pending[0] = branch_cell[depth]
-        if not _fixpoint(cand[depth + 1], placed[depth + 1], peers, units, cell_units, full, pending, 1, dirty,
-                         None):
-            continue
-        cell = _fewest_candidates(cand[depth + 1], placed[depth + 1], seeded, cell_word)
+        _remove(cand[depth + 1], target, ~bit, cell_units, dirty)
+        pending[0] = target
+        if features == 0:
+            if not _fixpoint(cand[depth + 1], placed[depth + 1], peers, units, cell_units, full, pending, 1, dirty,
+                             None):
+                continue
+        else:
+            conflict = _strong_fixpoint(cand[depth + 1], placed[depth + 1], peers, units, cell_units, full, pending, 1,
+                                        dirty, features, segments, scratch, reach)
+            if conflict != NO_CONFLICT:
+                if features & WDEG:
+                    if conflict >= 0:
+                        weights[conflict] += 1
+                    else:
+                        _blame(cand[depth + 1], units, full, cell_units, weights)
+                continue
+            if features & PHASE and depth + 1 > best_depth:
+                best_depth = depth + 1
+                deepest[:] = cand[depth + 1]
+        cell = _branch_cell(cand[depth + 1], placed[depth + 1], seeded, cell_word, features, weights, cell_units)
         if cell < 0:
             if found == 0:
                 solution[:] = cand[depth + 1]
@@ -127,8 +189,8 @@ def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solutio
                 return found, nodes, COMPLETE
             continue
         depth += 1
-        branch_cell[depth] = cell
-        branch_rest[depth] = cand[depth, cell]
+        _branch_on(cand[depth], cell, units, features, seeded, cell_word, depth, branch_cell, branch_rest, branch_unit,
+                   branch_digit)
     return found, nodes, COMPLETE
 
 
@@ -139,8 +201,10 @@ def search(cand0, peers, units, cell_units, full, limit, max_nodes, solution, sh
     Kept for callers compiled against it (generation, minimisation); see ``search_core``."""
     never = np.zeros(1, dtype=np.uint8)
     no_cancel = np.full(1, NEVER, dtype=np.int64)
+    no_phases = np.zeros(0, dtype=np.uint64)
     found, nodes, outcome = search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solution, shuffle,
-                                        never, np.uint32(0), np.uint32(0), DETERMINISTIC, no_cancel)
+                                        never, np.uint32(0), np.uint32(0), DETERMINISTIC, no_cancel, False, 0,
+                                        np.zeros(0, dtype=np.int64), no_phases, no_phases)
     return found, nodes, outcome != COMPLETE
 
 
@@ -151,6 +215,8 @@ def search_batch(givens, peers, units, cell_units, full, limit, max_nodes, flag,
     cand = np.empty(cells, dtype=np.uint64)
     masks = np.zeros(cells, dtype=np.uint64)
     no_cancel = np.full(1, NEVER, dtype=np.int64)
+    no_weights = np.zeros(0, dtype=np.int64)  # the seed's search has no WDEG, no PHASE
+    no_phases = np.zeros(0, dtype=np.uint64)
     outcome[:] = STOPPED  # what a stop request leaves on the puzzles it never reached
     for i in range(givens.shape[0]):
         if flag[0] != 0:
@@ -158,7 +224,7 @@ def search_batch(givens, peers, units, cell_units, full, limit, max_nodes, flag,
         _candidates_of(givens[i], full, cand)
         counts[i], nodes[i], outcome[i] = search_core(cand, peers, units, cell_units, full, limit, max_nodes, masks,
                                                       ZERO, flag, np.uint32(0), np.uint32(0), DETERMINISTIC,
-                                                      no_cancel)
+                                                      no_cancel, False, 0, no_weights, no_phases, no_phases)
         if counts[i]:
             _digits_of(masks, solutions[i])
         else:
@@ -180,6 +246,8 @@ class ExactResult:
     # Undecided seeded search: the first restart that did not run to its whole budget. A later call with the
     # same seed and ``first_restart=resume_at`` goes on where this one stopped instead of repeating it.
     resume_at: int = 0
+    # ... and what it had learned (``restarts.Learned``, with learning.WDEG), for that call's ``learned=``
+    learned: object = None
 
 
 DEFAULT_MAX_NODES = 10_000_000

@@ -12,7 +12,20 @@ from .backtracking import (COMPLETE, DEFAULT_MAX_NODES, DETERMINISTIC, NEVER, ST
 from .board import (ZERO, ZERO32, _check_counts, _check_digits, _check_givens, _digits, initial_candidates,
                     tables)
 from .propagation import Propagation
-from .restarts import DEFAULT_BASE_NODES, _restarted, _watched
+from .consistency import ALLDIFF, BOX_LINE, PROBE, strengthened
+from .learning import PHASE, WDEG, initial_weights
+from .ordering import DUAL
+from .restarts import DEFAULT_BASE_NODES, Learned, _restarted, _watched
+
+ALL_FEATURES = BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL
+# The seeded search's features per order, measured (bench/RESULTS.md, "the complete search learns"); an order
+# not listed gets DEFAULT_LARGE.
+DEFAULT_FEATURES = {2: 0, 3: 0}
+DEFAULT_LARGE = 0
+
+
+def default_features(order: int) -> int:
+    return DEFAULT_FEATURES.get(order, DEFAULT_LARGE)
 
 
 @functools.cache
@@ -23,7 +36,9 @@ def _loaded(entry: str) -> bool:
     if entry == "search_core":
         for root_at_fixpoint in (False, True):  # a blank grid is its own fixpoint
             search_core(np.full(16, full), peers, units, cell_units, full, 1, 1, masks, ZERO, np.zeros(1, np.uint8),
-                        ZERO32, ZERO32, 0, np.full(1, NEVER, np.int64), root_at_fixpoint)
+                        ZERO32, ZERO32, 0, np.full(1, NEVER, np.int64), root_at_fixpoint, 0, initial_weights(2),
+                        masks.copy(), masks.copy())
+        strengthened(np.full(16, full), peers, units, cell_units, full, ALL_FEATURES, np.zeros(1, np.uint8))
     else:
         empty = np.zeros((0, 16), dtype=np.int16)
         search_batch(empty, peers, units, cell_units, full, 1, 0, np.zeros(1, np.uint8), np.zeros(0, np.int64),
@@ -34,7 +49,8 @@ def _loaded(entry: str) -> bool:
 def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFAULT_MAX_NODES,
                     seed: int | None = None, threads: int | None = None, time_limit: float | None = None,
                     base_nodes: int = DEFAULT_BASE_NODES, flag: np.ndarray | None = None,
-                    propagated: Propagation | None = None, first_restart: int = 0) -> ExactResult:
+                    propagated: Propagation | None = None, first_restart: int = 0, features: int | None = None,
+                    learned: Learned | None = None) -> ExactResult:
     """Solutions of the puzzle (0-based givens, -1 empty), counted up to ``limit``.
 
     ``seed=None``: the seed's deterministic search. ``seed=S``: the seeded search with restarts
@@ -48,7 +64,10 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     one that ended in a contradiction is not used (the search finds it again at once).
     ``first_restart`` (seeded search): the restarts begin at this index, with its Luby budget, as if
     those below it had run without deciding (a previous call's ``resume_at``); ``restarts`` and ``nodes``
-    then count this call's restarts only.
+    then count this call's restarts only, and ``learned`` (a previous call's) is what it had learned by then.
+    ``features`` (seeded search): the propagation and learning the search uses, a sum of
+    ``consistency.BOX_LINE``, ``ALLDIFF``, ``PROBE`` and ``learning.WDEG``; default ``default_features(order)``
+    (measured per order, bench/RESULTS.md). Every one keeps the count exact.
     """
     givens = _check_givens(givens, order)
     _check_counts(limit, max_nodes)
@@ -69,8 +88,11 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
         raise ValueError(f"threads must be a positive integer, got {threads}")
     if int(first_restart) != first_restart or first_restart < 0:
         raise ValueError(f"first_restart must be a non-negative integer, got {first_restart}")
+    features = default_features(order) if features is None else int(features)
+    if features & ~ALL_FEATURES:
+        raise ValueError(f"features must be a sum of FEATURES' values, got {features}")
     return _restarted(givens, order, int(limit), int(max_nodes), int(seed), None if threads is None else int(threads),
-                      time_limit, int(base_nodes), flag, root, int(first_restart))
+                      time_limit, int(base_nodes), flag, root, int(first_restart), features, learned)
 
 
 def _deterministic(givens, order, limit, max_nodes, time_limit, flag, root) -> ExactResult:
@@ -83,7 +105,7 @@ def _deterministic(givens, order, limit, max_nodes, time_limit, flag, root) -> E
     def work(halt):
         answer.extend(search_core(cand, peers, units, cell_units, full, limit, max_nodes, masks, ZERO, halt,
                                   np.uint32(0), np.uint32(0), DETERMINISTIC, np.full(1, NEVER, np.int64),
-                                  root is not None))
+                                  root is not None, 0, initial_weights(order), masks.copy(), masks.copy()))
 
     start = time.perf_counter()
     _, timed_out = _watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit)

@@ -17,6 +17,7 @@ import numpy as np
 from ... import rng
 from .board import ONE, ZERO, _below, _nth_bit, _popcount
 
+DUAL = 32  # a feature bit (with consistency's and learning's): branch on a unit's digit with two places
 TAG_EXACT = np.uint32(0x45584354)  # "EXCT": the seeded search's Philox stream
 
 _philox = numba.njit(nogil=True)(rng.philox4x32_10)
@@ -74,3 +75,63 @@ def _draws(nodes, restart, key0, key1):
     w0, w1, _, _ = _philox(np.uint32(nodes & 0xFFFFFFFF), np.uint32(nodes >> 32), np.uint32(restart), TAG_EXACT,
                            key0, key1)
     return w0, w1
+
+
+@numba.njit(cache=True)
+def _two_places(cand, units, seeded, word):
+    """(unit, digit bit, places bitmask) of a digit with exactly two places left in a unit, or (-1, 0, 0): the
+    first such unit and its lowest such digit, or with ``seeded`` one drawn among the units that have one.
+    Branching there has two alternatives, and they cover every solution once (the digit is somewhere in
+    the unit, and in one place only): the dual of the fewest-candidates cell (Knuth's exact-cover rule)."""
+    side = units.shape[1]
+    chosen = -1
+    seen = 0
+    pick = np.int64(-1)
+    for u in range(units.shape[0]):
+        once = ZERO
+        twice = ZERO
+        thrice = ZERO
+        for k in range(side):
+            mask = cand[units[u, k]]
+            thrice |= twice & mask
+            twice |= once & mask
+            once |= mask
+        if twice & ~thrice:
+            seen += 1
+            if chosen < 0:
+                chosen = u
+                if not seeded:
+                    break
+    if chosen < 0:
+        return -1, ZERO, ZERO
+    if seeded and seen > 1:
+        pick = np.int64(_below(word, seen))
+        for u in range(units.shape[0]):
+            once = ZERO
+            twice = ZERO
+            thrice = ZERO
+            for k in range(side):
+                mask = cand[units[u, k]]
+                thrice |= twice & mask
+                twice |= once & mask
+                once |= mask
+            if twice & ~thrice:
+                if pick == 0:
+                    chosen = u
+                    break
+                pick -= 1
+    once = ZERO
+    twice = ZERO
+    thrice = ZERO
+    for k in range(side):
+        mask = cand[units[chosen, k]]
+        thrice |= twice & mask
+        twice |= once & mask
+        once |= mask
+    digits = twice & ~thrice
+    digit = digits & (~digits + ONE)
+    places = ZERO
+    for k in range(side):
+        if cand[units[chosen, k]] & digit:
+            places |= ONE << np.uint64(k)
+    return chosen, digit, places

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .board import (DIRTY_BOTH, DIRTY_PAIR, DIRTY_SINGLE, ONE, ZERO, _candidates_of, _check_givens, _digits_error,
+from .board import (DIRTY_ALL, DIRTY_PAIR, DIRTY_SINGLE, ONE, ZERO, _candidates_of, _check_givens, _digits_error,
                     _digits_of, _is_single, _outside_digits, tables)
 
 EXCLUSIVITY, UNIQUENESS, PARITY = 0, 1, 2
@@ -45,7 +45,7 @@ def _remove(cand, cell, mask, cell_units, dirty):
     """Clear ``mask`` from a cell and mark its three units for another look by both unit rules."""
     cand[cell] &= ~mask
     for k in range(3):
-        dirty[cell_units[cell, k]] = DIRTY_BOTH
+        dirty[cell_units[cell, k]] = DIRTY_ALL
 
 
 @numba.njit(cache=True, inline="always")
@@ -250,7 +250,7 @@ def _start(cand, placed, units, pending, dirty):
         if placed[cell] == 0 and _is_single(cand[cell]):
             pending[top] = cell
             top += 1
-    dirty[:] = DIRTY_BOTH
+    dirty[:] = DIRTY_ALL
     return top
 
 
@@ -294,7 +294,7 @@ def _propagated(givens, peers, units, cell_units, full):
     _candidates_of(givens, full, cand)
     placed = np.zeros(cells, dtype=np.uint8)
     pending = np.empty(cells, dtype=np.int64)  # see _fixpoint: no more is ever pushed
-    dirty = np.full(units.shape[0], DIRTY_BOTH, dtype=np.uint8)
+    dirty = np.full(units.shape[0], DIRTY_ALL, dtype=np.uint8)
     top = _exclude_givens(cand, placed, units, cell_units, pending, counts)
     consistent = top >= 0 and _fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty, counts)
     if not consistent:

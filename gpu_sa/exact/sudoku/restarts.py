@@ -18,6 +18,11 @@ import numpy as np
 from ... import rng
 from .backtracking import CANCELLED, COMPLETE, NEVER, NODE_LIMIT, STOPPED, ExactResult, search_core
 from .board import ZERO, _digits, initial_candidates, tables
+from .consistency import strengthened
+from .learning import LAG, PHASE, WDEG, initial_weights, overlay, saved_phases
+
+NO_WEIGHTS = np.zeros(0, dtype=np.int64)  # the restarts' weights without WDEG (never read)
+NO_PHASES = np.zeros(0, dtype=np.uint64)  # ... and phases without PHASE
 
 DEFAULT_BASE_NODES = 256  # restart budgets: Luby(i) x this (bench/exact.py --large)
 # A first restart of at most this many branches runs on the calling thread, before any worker: handing
@@ -91,26 +96,75 @@ class _Restart:
     nodes: int
     outcome: int
     masks: np.ndarray
+    learned: np.ndarray  # what the restart added to the unit weights (learning.WDEG)
+    saved: np.ndarray  # the digits of its deepest node (learning.PHASE)
+
+
+@dataclass(frozen=True)
+class Learned:
+    """What a seeded search had learned when it gave up, for a later call that goes on from ``resume_at``: the
+    unit weights and saved digits restart ``resume_at`` starts from, and what each of the LAG - 1 restarts
+    before it added (pairs: weights added, digits saved)."""
+    weights: np.ndarray
+    phases: np.ndarray
+    recent: tuple
 
 
 def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag, root,
-               first_restart=0) -> ExactResult:
+               first_restart=0, features=0, learned: Learned | None = None) -> ExactResult:
     """Restarts f, f + 1, f + 2, ... (f = ``first_restart``) with budgets Luby(i + 1) x ``base_nodes``, ``threads``
     at a time (None: every core) (restart f alone first, on this thread, when its budget is small). ``root``:
-    the givens' fixpoint (``propagate``'s candidates), or None.
+    the givens' fixpoint (``propagate``'s candidates), or None. ``features``: the search's propagation and
+    learning (``consistency``, ``learning``); with any, the root is first strengthened once (on a worker, so
+    that a stop or the time limit is heard) and every restart starts from it.
 
     The answer is that of the lowest restart that completes. Every restart below it has run
     to its whole budget (a restart is only ever cancelled by a lower one completing), so the
     answer, its node counts and the number of restarts are the same for any thread count.
+    With WDEG, restart i starts from the weights learned by restarts f - 1 .. i - LAG (``learned``: those
+    before f), waiting for them if need be: the same weights for any thread count, LAG restarts at a time.
     The budgets stop when their sum reaches ``max_nodes``.
     """
     peers, units, cell_units, full = tables(order)
     cand = initial_candidates(givens, order) if root is None else root
     key0, key1 = rng.split_seed(seed)
+    start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
+    stopped = timed_out = False
+    if features:
+        cand = cand.copy()
+        verdict = []
+        stopped, timed_out = _watched(
+            lambda halt: verdict.append(strengthened(cand, peers, units, cell_units, full, features, halt)),
+            flag=flag, deadline=deadline)
+        if verdict and not verdict[0]:  # the root's propagation proves there is no solution
+            return ExactResult(solutions=0, solution=None, nodes=0, seconds=time.perf_counter() - start,
+                               gave_up=False, restarts=1, seed=seed)
+        root = cand
+    learns = bool(features & (WDEG | PHASE))
+    base = learned.weights if learned is not None else initial_weights(order)
+    base_phases = learned.phases if learned is not None else np.zeros(cand.shape[0], dtype=np.uint64)
+    recent = {first_restart - len(learned.recent) + k: d for k, d in enumerate(learned.recent)} if learned else {}
     cancel = np.full(1, NEVER, dtype=np.int64)  # the lowest restart known to have completed
     budgets = []  # budget of restart first_restart + i; they add up to at most max_nodes
     results: dict[int, _Restart] = {}
-    lock = threading.Lock()
+    lock = threading.Condition()
+
+    def learned_by(index):
+        """Restart ``index``'s (weights, phases), or None while a restart it learns from is still running."""
+        weights, phases = base.copy(), base_phases
+        for j in range(first_restart - 1, index - LAG + 1):
+            if j in recent:
+                added, saved = recent[j]
+            elif j >= first_restart:
+                if j not in results:
+                    return None
+                added, saved = results[j].learned, results[j].saved
+            else:
+                continue
+            weights += added
+            phases = overlay(phases, saved)
+        return weights, phases
 
     def next_restart(halt):
         with lock:
@@ -119,30 +173,38 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
             if index > cancel[0] or halt[0] or (budgets and spent >= max_nodes):
                 return None
             budgets.append(min(luby(index + 1) * base_nodes, max_nodes - spent))
-            return index, budgets[-1]
+            budget = budgets[-1]
+            while learns and (state := learned_by(index)) is None:
+                lock.wait(0.02)  # a restart it learns from is running on another thread
+                if index > cancel[0] or halt[0]:
+                    return None
+            return (index, budget) + (state if learns else (NO_WEIGHTS, NO_PHASES))
 
-    def run(index, budget, halt):
+    def run(index, budget, weights, phases, halt):
         masks = np.zeros(cand.shape[0], dtype=np.uint64)
+        before = weights.copy()
+        deepest = np.zeros(cand.shape[0] if features & PHASE else 0, dtype=np.uint64)
         found, nodes, outcome = search_core(cand, peers, units, cell_units, full, limit, budget, masks, ZERO,
-                                            halt, key0, key1, index, cancel, root is not None)
+                                            halt, key0, key1, index, cancel, root is not None, features, weights,
+                                            phases, deepest)
         with lock:
-            results[index] = _Restart(int(found), int(nodes), int(outcome), masks)
+            results[index] = _Restart(int(found), int(nodes), int(outcome), masks, weights - before,
+                                      saved_phases(deepest) if features & PHASE else base_phases)
             if outcome == COMPLETE and index < cancel[0]:
                 cancel[0] = index
+            lock.notify_all()
 
     def work(halt):
         while (claimed := next_restart(halt)) is not None:
             run(*claimed, halt)
 
-    start = time.perf_counter()
-    stopped = timed_out = False
-    if min(luby(first_restart + 1) * base_nodes, max_nodes) <= FIRST_RESTART_HERE_NODES:
+    if not stopped and min(luby(first_restart + 1) * base_nodes, max_nodes) <= FIRST_RESTART_HERE_NODES:
         # The first restart here, to its whole budget as on a worker (the same answer); it reads the stop flag
         # itself, and the workers take the next one on only if it did not decide.
         if (claimed := next_restart(flag)) is not None:
             run(*claimed, flag)
-    if cancel[0] != first_restart:
-        stopped, timed_out = _watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit,
+    if not stopped and cancel[0] != first_restart:
+        stopped, timed_out = _watched(work, flag=flag, deadline=deadline,
                                       workers=available_cores() if threads is None else threads)
     seconds = time.perf_counter() - start
     decided = None
@@ -167,7 +229,13 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
     while resume_at in results and results[resume_at].outcome == NODE_LIMIT \
             and budgets[resume_at - first_restart] == luby(resume_at + 1) * base_nodes:
         resume_at += 1
+    later = None
+    if learns:
+        nothing = (np.zeros_like(base), np.zeros_like(base_phases))  # what a restart before restart 0 learned
+        later = Learned(*learned_by(resume_at),
+                        tuple(recent.get(j, (results[j].learned, results[j].saved) if j in results else nothing)
+                              for j in range(resume_at - LAG + 1, resume_at)))
     return ExactResult(solutions=best.found if best else 0, solution=_digits(first.masks) if first else None,
                        nodes=sum(r.nodes for r in ran), seconds=seconds, gave_up=True,
                        interrupted=stopped and not timed_out, timed_out=stopped and timed_out, restarts=len(ran),
-                       final_nodes=ran[-1].nodes if ran else 0, seed=seed, resume_at=resume_at)
+                       final_nodes=ran[-1].nodes if ran else 0, seed=seed, resume_at=resume_at, learned=later)
