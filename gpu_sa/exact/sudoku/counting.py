@@ -12,12 +12,13 @@ from .backtracking import (COMPLETE, DEFAULT_MAX_NODES, DETERMINISTIC, NEVER, ST
 from .board import (ZERO, ZERO32, _check_counts, _check_digits, _check_givens, _digits, initial_candidates,
                     tables)
 from .propagation import Propagation
+from .clauses import CLAUSES, learned_search
 from .consistency import ALLDIFF, BOX_LINE, PROBE, strengthened
 from .learning import PHASE, WDEG, initial_weights
 from .ordering import DUAL
 from .restarts import DEFAULT_BASE_NODES, Learned, _restarted, _watched
 
-ALL_FEATURES = BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL
+ALL_FEATURES = BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL | CLAUSES
 # The seeded search's features per order, measured (bench/RESULTS.md, "the complete search learns"); an order
 # not listed gets DEFAULT_LARGE.
 DEFAULT_FEATURES = {2: 0, 3: 0}
@@ -91,6 +92,9 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     features = default_features(order) if features is None else int(features)
     if features & ~ALL_FEATURES:
         raise ValueError(f"features must be a sum of FEATURES' values, got {features}")
+    if features & CLAUSES:
+        cand = initial_candidates(givens, order) if root is None else root
+        return learned_search(cand, order, int(limit), int(max_nodes), int(seed), time_limit, flag, features, _watched)
     return _restarted(givens, order, int(limit), int(max_nodes), int(seed), None if threads is None else int(threads),
                       time_limit, int(base_nodes), flag, root, int(first_restart), features, learned)
 
