@@ -8,6 +8,7 @@ chain indices of the random streams, is one line, not a MemoryError.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +25,7 @@ LAWS = ("geometric", "sirdey", "list")
 class Answer:
     label: str
     solved: bool
-    stopped: str  # solved | max_moves | stalled | time_limit | interrupted | no_solution
+    stopped: str  # solved | max_moves | stalled | time_limit | interrupted | no_solution | max_nodes
     record: dict  # the --json line
     text: str  # what a person reads
     result: runner.Result | None = None  # the annealer's result (with the chains' state if kept)
@@ -203,7 +204,9 @@ def auto(puzzle, *, backend, seed: int, chains=None, time_limit=None, fmt=None, 
     if found.stopped == "contradiction":
         return contradiction(puzzle, "auto", seed)
     json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
-    unique = uniqueness(puzzle) if check_unique and found.solved else None
+    started = time.perf_counter()
+    unique = uniqueness(puzzle, seed=seed) if check_unique and found.solved else None
+    unique_seconds = time.perf_counter() - started
     record = {"puzzle": puzzle.label, "method": "auto", "solved": found.solved,
               "solution": puzzle.answer(found.solution, json_fmt) if found.solved else None,
               "cost": 0 if found.solved else None, "answered_by": found.method, "rounds": found.rounds,
@@ -213,13 +216,13 @@ def auto(puzzle, *, backend, seed: int, chains=None, time_limit=None, fmt=None, 
     if found.anneal is not None:
         record.update(chain=found.anneal.chain, chains=found.anneal.chains)
     if check_unique:
-        record["unique"] = unique
+        record.update(unique=unique, unique_seconds=round(unique_seconds, 6))
     effort = (f"{found.rounds} rounds: {found.nodes:,} branches of the complete search, {found.moves:,} annealing "
               f"moves per chain on {backend.name}; seed {seed}")
     if found.solved:
         lines = [f"{puzzle.label}: solved by {found.method} in {found.seconds:.2f} s ({effort})"]
         if check_unique:
-            lines.append(UNIQUE_TEXT[unique])
+            lines.append(f"{UNIQUE_TEXT[unique]} ({unique_seconds:.2f} s)")
         lines.append(puzzle.write(found.solution, puzzle.fmt if fmt == "same" else (fmt or "pretty")))
     else:
         why = {"no_solution": "the complete search proved there is no solution"}.get(
@@ -263,9 +266,9 @@ UNIQUE_TEXT = {True: "the solution is unique", False: "the puzzle has other solu
                None: "uniqueness unknown: the exact search gave up"}
 
 
-def uniqueness(puzzle):
-    """True/False from the exact solver, None when it gave up before knowing."""
-    exact = puzzle.count_solutions(limit=2)
+def uniqueness(puzzle, seed=None):
+    """True/False from the exact solver, None when it gave up before knowing (``seed``: its seeded search)."""
+    exact = puzzle.count_solutions(limit=2, seed=seed)
     return None if exact.gave_up and exact.solutions < 2 else exact.solutions == 1
 
 
@@ -285,7 +288,7 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
         if violations:
             raise RuntimeError(f"{puzzle.label}: the {method} solver's solution fails the validator: {violations[0]}")
     unique = None if answer.gave_up and answer.solutions < 2 else answer.solutions == 1
-    stopped = "solved" if solved else ("time_limit" if answer.gave_up else "no_solution")
+    stopped = "solved" if solved else _why_stopped(answer)
     json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
     record = {"puzzle": puzzle.label, "method": method, "solved": solved,
               "solution": puzzle.answer(answer.solution, json_fmt) if solved else None, "cost": 0 if solved else None,
@@ -295,7 +298,8 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
     if check_unique:
         record["unique"] = unique
     if not solved:
-        reason = "time limit reached" if answer.gave_up else "the puzzle has no solution"
+        reason = {"no_solution": "the puzzle has no solution", "time_limit": "time limit reached",
+                  "interrupted": "interrupted", "max_nodes": "node limit (--max-nodes) reached"}[stopped]
         return Answer(puzzle.label, False, stopped, record,
                       f"{puzzle.label}: not solved by {method}: {reason} ({answer.seconds:.3f} s)")
     lines = [f"{puzzle.label}: solved by {method} in {answer.seconds:.3f} s ({_effort(answer)})"]
@@ -304,6 +308,16 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
                       None: "uniqueness unknown: the time limit came first"}[unique])
     lines.append(puzzle.write(answer.solution, puzzle.fmt if fmt == "same" else (fmt or "pretty")))
     return Answer(puzzle.label, True, stopped, record, "\n".join(lines))
+
+
+def _why_stopped(answer) -> str:
+    """no_solution (proved), or why the search gave up: interrupted, time_limit, or max_nodes (the Sudoku search's
+    node cap; an integer program gives up on its time limit only)."""
+    if not answer.gave_up:
+        return "no_solution"
+    if getattr(answer, "interrupted", False):
+        return "interrupted"
+    return "time_limit" if getattr(answer, "timed_out", True) else "max_nodes"
 
 
 def _effort(answer) -> str:

@@ -19,7 +19,7 @@ code compiled in from another file (a rule inlined into the search, ``gpu_sa.rng
 be re-checked when that file changes: ``_cache`` keys every function of this package on all its files.
 """
 from . import _cache  # noqa: F401  (first: the functions below are cached under its key)
-from .backtracking import DEFAULT_MAX_NODES, ExactResult, search, search_batch, search_core
+from .backtracking import DEFAULT_MAX_NODES, NO_NODE_LIMIT, ExactResult, search, search_batch, search_core
 from .board import ONE, ZERO, initial_candidates, tables
 from .board import _check_givens, _digits_of, _popcount  # noqa: F401  (used by steps, generate)
 from .counting import count_many, count_solutions
@@ -31,4 +31,4 @@ from .restarts import DEFAULT_BASE_NODES, available_cores, luby
 __all__ = ["count_solutions", "count_many", "propagate", "contradicts", "rule_round", "Propagation", "ExactResult",
            "tables", "initial_candidates", "search", "search_batch", "search_core", "luby", "available_cores",
            "RULES", "TRACE_COLUMNS", "EXCLUSIVITY", "UNIQUENESS", "PARITY", "REMOVED", "CONTRADICTION",
-           "DEFAULT_MAX_NODES", "DEFAULT_BASE_NODES", "ONE", "ZERO"]
+           "DEFAULT_MAX_NODES", "NO_NODE_LIMIT", "DEFAULT_BASE_NODES", "ONE", "ZERO"]

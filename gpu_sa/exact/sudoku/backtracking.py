@@ -251,3 +251,4 @@ class ExactResult:
 
 
 DEFAULT_MAX_NODES = 10_000_000
+NO_NODE_LIMIT = 2**62  # max_nodes when a time limit alone bounds the search

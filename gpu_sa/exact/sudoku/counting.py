@@ -1,6 +1,7 @@
 """The public entry points of the search: count one puzzle's solutions, or many puzzles' at once."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 
@@ -12,17 +13,20 @@ from .backtracking import (COMPLETE, DEFAULT_MAX_NODES, DETERMINISTIC, NEVER, ST
 from .board import (ZERO, ZERO32, _check_counts, _check_digits, _check_givens, _digits, initial_candidates,
                     tables)
 from .propagation import Propagation
-from .clauses import CLAUSES, learned_search
+from .clauses import CLAUSES, cdcl, learned_search, noise
 from .consistency import ALLDIFF, BOX_LINE, PROBE, strengthened
 from .learning import PHASE, WDEG, initial_weights
 from .ordering import DUAL
-from .restarts import DEFAULT_BASE_NODES, Learned, _restarted, _watched
+from .restarts import DEFAULT_BASE_NODES, Learned, _restarted, _watched, available_cores
 
 ALL_FEATURES = BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL | CLAUSES
 # The seeded search's features per order, measured (bench/RESULTS.md, "the complete search learns"); an order
 # not listed gets DEFAULT_LARGE.
-DEFAULT_FEATURES = {2: 0, 3: 0}
-DEFAULT_LARGE = 0
+DEFAULT_FEATURES = {2: 0, 3: 0, 4: 0}
+DEFAULT_LARGE = CLAUSES
+# The CDCL search's CNF is built only below this many literals (an empty 64x64 grid's would have 67 million:
+# half a gigabyte); above it, the restarts go on instead.
+CNF_LITERALS_LIMIT = 8_000_000
 
 
 def default_features(order: int) -> int:
@@ -40,6 +44,7 @@ def _loaded(entry: str) -> bool:
                         ZERO32, ZERO32, 0, np.full(1, NEVER, np.int64), root_at_fixpoint, 0, initial_weights(2),
                         masks.copy(), masks.copy())
         strengthened(np.full(16, full), peers, units, cell_units, full, ALL_FEATURES, np.zeros(1, np.uint8))
+        cdcl(np.full(16, full), units, 2, 100, np.zeros(1, np.uint8), noise(256, ZERO32, ZERO32), masks)
     else:
         empty = np.zeros((0, 16), dtype=np.int16)
         search_batch(empty, peers, units, cell_units, full, 1, 0, np.zeros(1, np.uint8), np.zeros(0, np.int64),
@@ -55,7 +60,7 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     """Solutions of the puzzle (0-based givens, -1 empty), counted up to ``limit``.
 
     ``seed=None``: the seed's deterministic search. ``seed=S``: the seeded search with restarts
-    (Luby budgets x ``base_nodes``) on ``threads`` cores (default: all this process may use);
+    (Luby budgets x ``base_nodes``) on ``threads`` cores (default, and at most: all this process may use);
     its answer and node counts depend on the seed only, not on ``threads`` or timing.
     ``max_nodes`` bounds the branches over all restarts, ``time_limit`` (seconds) the wall
     time; a stop request (``flag``, default ``gpu_sa.stop.FLAG``) ends the search within a
@@ -87,16 +92,62 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
         raise ValueError(f"base_nodes must be a positive integer, got {base_nodes}")
     if threads is not None and (int(threads) != threads or threads < 1):
         raise ValueError(f"threads must be a positive integer, got {threads}")
+    if threads is not None:
+        threads = min(int(threads), available_cores())  # more threads than cores only wait (and cost memory)
     if int(first_restart) != first_restart or first_restart < 0:
         raise ValueError(f"first_restart must be a non-negative integer, got {first_restart}")
     features = default_features(order) if features is None else int(features)
     if features & ~ALL_FEATURES:
         raise ValueError(f"features must be a sum of FEATURES' values, got {features}")
     if features & CLAUSES:
-        cand = initial_candidates(givens, order) if root is None else root
-        return learned_search(cand, order, int(limit), int(max_nodes), int(seed), time_limit, flag, features, _watched)
+        return _dive_then_learn(givens, order, int(limit), int(max_nodes), int(seed), threads, time_limit,
+                                int(base_nodes), flag, root, int(first_restart), features)
     return _restarted(givens, order, int(limit), int(max_nodes), int(seed), None if threads is None else int(threads),
                       time_limit, int(base_nodes), flag, root, int(first_restart), features, learned)
+
+
+def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag, root, first_restart,
+                     features) -> ExactResult:
+    """CLAUSES: first the seed's deterministic search with a budget of one whole descent (the empty cells +
+    ``base_nodes``): a puzzle it fills without backtracking, an empty grid of any order among them, is answered
+    there without building a CNF; if it does not decide, the CDCL search (``clauses.learned_search``) with what is
+    left of the budgets, or the restarts when the CNF would be too large (``CNF_LITERALS_LIMIT``). A later call
+    with ``first_restart`` >= 1 (``resume_at`` of a call that gave up) skips the descent; the CDCL search starts
+    again from its root."""
+    start = time.perf_counter()
+    nodes = 0
+    if first_restart == 0:
+        dive = int(np.count_nonzero(givens < 0)) + base_nodes
+        first = _deterministic(givens, order, limit, min(max_nodes, dive), time_limit, flag, root)
+        if not first.gave_up or first.interrupted or first.timed_out or first.nodes >= max_nodes:
+            return dataclasses.replace(first, resume_at=1 if first.gave_up else 0, seed=seed)
+        nodes = first.nodes
+    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    if left is not None and left <= 0:
+        return ExactResult(solutions=0, solution=None, nodes=nodes, seconds=time.perf_counter() - start, gave_up=True,
+                           timed_out=True, restarts=1, seed=seed, resume_at=1)
+    cand = initial_candidates(givens, order) if root is None else root
+    if cnf_literals(cand, order) > CNF_LITERALS_LIMIT:
+        rest = _restarted(givens, order, limit, max_nodes - nodes, seed, threads, left, base_nodes, flag, root,
+                          max(first_restart, 1), features & ~CLAUSES)
+        return dataclasses.replace(rest, nodes=rest.nodes + nodes, seconds=time.perf_counter() - start,
+                                   restarts=rest.restarts + (first_restart == 0))
+    learned = learned_search(cand, order, limit, max_nodes - nodes, seed, left, flag, features, _watched)
+    return dataclasses.replace(learned, nodes=learned.nodes + nodes, seconds=time.perf_counter() - start,
+                               restarts=learned.restarts + (first_restart == 0), resume_at=1 if learned.gave_up else 0)
+
+
+def cnf_literals(cand, order: int) -> int:
+    """Literals of the CNF ``clauses`` would build from ``cand``: "exactly one" over each free cell's k digits
+    and each unit's digit's k places costs k + k (k - 1) literals."""
+    side = order * order
+    bits = ((cand[:, None] >> np.arange(side, dtype=np.uint64)) & np.uint64(1)).astype(np.int64)  # cells x digits
+    free = bits.sum(axis=1) > 1
+    per_cell = bits[free].sum(axis=1)
+    places = bits * free[:, None]
+    _, units, _, _ = tables(order)
+    per_unit = places[units].sum(axis=1).ravel()  # (units, digits)
+    return int((per_cell * per_cell).sum() + (per_unit * per_unit).sum())
 
 
 def _deterministic(givens, order, limit, max_nodes, time_limit, flag, root) -> ExactResult:

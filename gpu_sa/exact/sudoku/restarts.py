@@ -72,8 +72,18 @@ def _watched(work, *, flag, deadline, workers: int = 1) -> tuple[bool, bool]:
         work(flag)
         return bool(flag[0]), False
     halt = np.array([flag[0]], dtype=np.uint8)
+    running = []
     with _pool_lock:  # a pool replaced by a larger one refuses new work: submit under the lock
-        running = [_workers(workers).submit(work, halt) for _ in range(workers)]
+        pool = _workers(workers)
+        for _ in range(workers):
+            if flag[0] and running:
+                break  # a stop while the threads start: start no more (the first one reports what was stopped)
+            try:
+                running.append(pool.submit(work, halt))
+            except RuntimeError:  # "can't start new thread" (a memory or process cap): go on with those running
+                if not running:
+                    raise MemoryError("cannot start a thread for the exact search (a memory or thread limit)") from None
+                break
     timed_out = False
     try:
         while wait(running, timeout=0.02).not_done:
