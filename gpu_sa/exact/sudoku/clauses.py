@@ -216,11 +216,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
         if value == 0:
             return 0, 0, 0, 0, COMPLETE
         if value < 0:
-            assign[lit >> 1] = 1 - (lit & 1)
-            level[lit >> 1] = 0
-            reason[lit >> 1] = -1
-            trail[size_trail] = lit
-            size_trail += 1
+            size_trail = _set(lit, 0, -1, assign, level, reason, trail, size_trail)
     original = count
     next_reduce = REDUCE_FIRST
     reductions = 0
@@ -276,12 +272,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
                 if _value(assign, other) == 0:
                     conflict = c
                     break
-                var = other >> 1
-                assign[var] = 1 - (other & 1)
-                level[var] = decision_level
-                reason[var] = c
-                trail[size_trail] = other
-                size_trail += 1
+                size_trail = _set(other, decision_level, c, assign, level, reason, trail, size_trail)
                 previous = node
                 node = following
         if conflict >= 0:
@@ -366,32 +357,11 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
             decision_level = back
             # --- the learned clause
             if size == 1:
-                lit = learnt[0]
-                assign[lit >> 1] = 1 - (lit & 1)
-                level[lit >> 1] = 0
-                reason[lit >> 1] = -1
-                trail[size_trail] = lit
-                size_trail += 1
+                size_trail = _set(learnt[0], 0, -1, assign, level, reason, trail, size_trail)
                 continue
-            if count == cstart.shape[0]:
-                cstart, clen, nxt, lbd, deleted = _more_clauses(cstart, clen, nxt, lbd, deleted)
-            lits = _grow(lits, used + size)
-            cstart[count] = used
-            clen[count] = size
-            lbd[count] = levels
-            for j in range(size):
-                lits[used + j] = learnt[j]
-            used += size
-            for k in range(2):
-                node = 2 * count + k
-                nxt[node] = head[learnt[k]]
-                head[learnt[k]] = node
-            lit = learnt[0]
-            assign[lit >> 1] = 1 - (lit & 1)
-            level[lit >> 1] = decision_level
-            reason[lit >> 1] = count
-            trail[size_trail] = lit
-            size_trail += 1
+            cstart, clen, nxt, lbd, deleted, lits, used = _add(learnt, size, levels, count, cstart, clen, nxt, lbd,
+                                                               deleted, lits, used, head)
+            size_trail = _set(learnt[0], decision_level, count, assign, level, reason, trail, size_trail)
             count += 1
             continue
         # --- no conflict: restart, or decide, or a solution
@@ -444,25 +414,11 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
             qhead = size_trail
             decision_level = 0
             if size == 1:
-                lit = learnt[0]
-                assign[lit >> 1] = 1 - (lit & 1)
-                level[lit >> 1] = 0
-                trail[size_trail] = lit
-                size_trail += 1
+                size_trail = _set(learnt[0], 0, -1, assign, level, reason, trail, size_trail)
                 continue
-            if count == cstart.shape[0]:
-                cstart, clen, nxt, lbd, deleted = _more_clauses(cstart, clen, nxt, lbd, deleted)
-            lits = _grow(lits, used + size)
-            cstart[count] = used
-            clen[count] = size
-            lbd[count] = 0  # excludes a solution: never deleted
-            for j in range(size):
-                lits[used + j] = learnt[j]
-            used += size
-            for k in range(2):
-                node = 2 * count + k
-                nxt[node] = head[learnt[k]]
-                head[learnt[k]] = node
+            # LBD 0: a clause that excludes a solution is never deleted
+            cstart, clen, nxt, lbd, deleted, lits, used = _add(learnt, size, 0, count, cstart, clen, nxt, lbd, deleted,
+                                                               lits, used, head)
             count += 1
             continue
         decisions += 1
@@ -472,12 +428,36 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
             return found, decisions - 1, conflicts, restarts, STOPPED
         trail_lim[decision_level] = size_trail
         decision_level += 1
-        lit = 2 * var + phase[var]
-        assign[var] = 1 - (lit & 1)
-        level[var] = decision_level
-        reason[var] = -1
-        trail[size_trail] = lit
-        size_trail += 1
+        size_trail = _set(2 * var + phase[var], decision_level, -1, assign, level, reason, trail, size_trail)
+
+
+@numba.njit(cache=True, inline="always")
+def _set(lit, at, why, assign, level, reason, trail, size_trail):
+    """Make ``lit`` true at level ``at`` because of clause ``why`` (-1: a decision or level 0); the new trail size."""
+    var = lit >> 1
+    assign[var] = 1 - (lit & 1)
+    level[var] = at
+    reason[var] = why
+    trail[size_trail] = lit
+    return size_trail + 1
+
+
+@numba.njit(cache=True)
+def _add(learnt, size, levels, count, cstart, clen, nxt, lbd, deleted, lits, used, head):
+    """Clause ``count``: ``learnt[:size]``, its first two literals watched. Returns the arrays (grown if need be)
+    and the literals used."""
+    if count == cstart.shape[0]:
+        cstart, clen, nxt, lbd, deleted = _more_clauses(cstart, clen, nxt, lbd, deleted)
+    lits = _grow(lits, used + size)
+    cstart[count] = used
+    clen[count] = size
+    lbd[count] = levels
+    lits[used:used + size] = learnt[:size]
+    for k in range(2):
+        node = 2 * count + k
+        nxt[node] = head[learnt[k]]
+        head[learnt[k]] = node
+    return cstart, clen, nxt, lbd, deleted, lits, used + size
 
 
 @numba.njit(cache=True)

@@ -77,26 +77,30 @@ def _draws(nodes, restart, key0, key1):
     return w0, w1
 
 
+@numba.njit(cache=True, inline="always")
+def _twice_only(cand, units, u):
+    """The digits with exactly two places in unit ``u``."""
+    once = ZERO
+    twice = ZERO
+    thrice = ZERO
+    for k in range(units.shape[1]):
+        mask = cand[units[u, k]]
+        thrice |= twice & mask
+        twice |= once & mask
+        once |= mask
+    return twice & ~thrice
+
+
 @numba.njit(cache=True)
 def _two_places(cand, units, seeded, word):
     """(unit, digit bit, places bitmask) of a digit with exactly two places left in a unit, or (-1, 0, 0): the
     first such unit and its lowest such digit, or with ``seeded`` one drawn among the units that have one.
     Branching there has two alternatives, and they cover every solution once (the digit is somewhere in
     the unit, and in one place only): the dual of the fewest-candidates cell (Knuth's exact-cover rule)."""
-    side = units.shape[1]
     chosen = -1
     seen = 0
-    pick = np.int64(-1)
     for u in range(units.shape[0]):
-        once = ZERO
-        twice = ZERO
-        thrice = ZERO
-        for k in range(side):
-            mask = cand[units[u, k]]
-            thrice |= twice & mask
-            twice |= once & mask
-            once |= mask
-        if twice & ~thrice:
+        if _twice_only(cand, units, u):
             seen += 1
             if chosen < 0:
                 chosen = u
@@ -107,31 +111,15 @@ def _two_places(cand, units, seeded, word):
     if seeded and seen > 1:
         pick = np.int64(_below(word, seen))
         for u in range(units.shape[0]):
-            once = ZERO
-            twice = ZERO
-            thrice = ZERO
-            for k in range(side):
-                mask = cand[units[u, k]]
-                thrice |= twice & mask
-                twice |= once & mask
-                once |= mask
-            if twice & ~thrice:
+            if _twice_only(cand, units, u):
                 if pick == 0:
                     chosen = u
                     break
                 pick -= 1
-    once = ZERO
-    twice = ZERO
-    thrice = ZERO
-    for k in range(side):
-        mask = cand[units[chosen, k]]
-        thrice |= twice & mask
-        twice |= once & mask
-        once |= mask
-    digits = twice & ~thrice
+    digits = _twice_only(cand, units, chosen)
     digit = digits & (~digits + ONE)
     places = ZERO
-    for k in range(side):
+    for k in range(units.shape[1]):
         if cand[units[chosen, k]] & digit:
             places |= ONE << np.uint64(k)
     return chosen, digit, places
