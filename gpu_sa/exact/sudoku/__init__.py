@@ -5,11 +5,15 @@ The package's parts, each one file:
   board        candidates as bitmasks (bit k = digit k+1), the order's tables, input checks
   propagation  the seed's three rules (naked single, hidden single, naked pair) and their drivers:
                to a fixpoint (the search, ``propagate``) or one round at a time (``steps``)
+  consistency  stronger propagation, each a switch: box-line, AllDifferent GAC, root probing
   ordering     which cell to branch on (fewest candidates) and in which order to try its digits
-               (deterministic, or drawn from the seed)
+               (deterministic, or drawn from the seed); or a unit's digit with two places (DUAL)
+  learning     dom/wdeg unit weights and saved phases, carried across restarts
   backtracking one depth-first search to its end or its budget (``search_core``)
   restarts     the seeded search's Luby restarts, run on worker threads
-  counting     the entry points: ``count_solutions`` (one puzzle), ``count_many`` (a batch)
+  clauses      conflict-driven clause learning on the candidates' CNF (the default from 25x25)
+  counting     the entry points: ``count_solutions`` (one puzzle), ``count_many`` (a batch), and
+               which features each order uses by default
 
 Either way the search is complete: a search that ends within its budget has counted every solution up
 to ``limit``, and 0 proves there is none.
