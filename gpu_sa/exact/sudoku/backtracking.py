@@ -13,7 +13,7 @@ import numpy as np
 
 from .board import ONE, ZERO, ZERO32, _below, _candidates_of, _digits_of, _is_single, _nth_bit, _popcount
 from .ordering import DUAL, _branch_bit, _draws, _fewest_candidates, _two_places
-from .consistency import NO_CONFLICT, _strong_fixpoint
+from .consistency import ALLDIFF, BOX_LINE, NO_CONFLICT, _strong_fixpoint
 from .learning import PHASE, WDEG, _blame, _heaviest_fewest
 from .propagation import _fixpoint, _remove, _start
 
@@ -37,9 +37,9 @@ def _branch_on(cand, cell, units, features, seeded, word, depth, branch_cell, br
     the two places of a digit that has two places left in some unit (``_two_places``)."""
     branch_cell[depth] = cell
     branch_rest[depth] = cand[cell]
-    branch_unit[depth] = -1
-    if features & DUAL and _popcount(cand[cell]) > 2:
-        unit, digit, places = _two_places(cand, units, seeded, word)
+    if features & DUAL:
+        branch_unit[depth] = -1
+        unit, digit, places = _two_places(cand, units, seeded, word) if _popcount(cand[cell]) > 2 else (-1, ZERO, ZERO)
         if unit >= 0:
             branch_unit[depth] = unit
             branch_digit[depth] = digit
@@ -47,10 +47,12 @@ def _branch_on(cand, cell, units, features, seeded, word, depth, branch_cell, br
 
 
 @numba.njit(cache=True)
-def _workspace(side):
+def _workspace(side, features):
+    """consistency's scratch arrays (empty without its features: the seed's search allocates nothing more)."""
+    size = side if features & (BOX_LINE | ALLDIFF) else 0
     order = np.int64(np.sqrt(side) + 0.5)
-    return (np.empty((side, order), dtype=np.uint64), np.empty((4, side), dtype=np.int64),
-            np.empty(side, dtype=np.uint64))
+    return (np.empty((size, order), dtype=np.uint64), np.empty((4, size), dtype=np.int64),
+            np.empty(size, dtype=np.uint64))
 
 
 STACK_ROWS = 16  # the search's first stack rows: 90 kB at 25x25, under glibc's 128 kB threshold for mmap
@@ -101,11 +103,12 @@ def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solutio
     placed = np.empty((rows, cells), dtype=np.uint8)
     branch_cell = np.empty(cells + 1, dtype=np.int64)
     branch_rest = np.empty(cells + 1, dtype=np.uint64)  # digits of the branch cell, or places of the unit's digit
-    branch_unit = np.full(cells + 1, -1, dtype=np.int64)  # ordering.DUAL: the unit branched on, -1: a cell
-    branch_digit = np.zeros(cells + 1, dtype=np.uint64)  # ... and its digit (one bit)
+    dual = features & DUAL
+    branch_unit = np.full(cells + 1 if dual else 0, -1, dtype=np.int64)  # DUAL: the unit branched on, -1: a cell
+    branch_digit = np.zeros(cells + 1 if dual else 0, dtype=np.uint64)  # ... and its digit (one bit)
     pending = np.empty(cells, dtype=np.int64)  # see _fixpoint: no more is ever pushed
     dirty = np.zeros(units.shape[0], dtype=np.uint8)
-    segments, scratch, reach = _workspace(units.shape[1])
+    segments, scratch, reach = _workspace(units.shape[1], features)
     seeded = restart >= 0
     cand[0, :] = cand0
     if root_at_fixpoint:
@@ -145,14 +148,15 @@ def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solutio
                 return found, nodes - 1, CANCELLED
         if seeded:
             digit_word, cell_word = _draws(nodes, restart, key0, key1)
-            bit = phases[branch_cell[depth]] & rest if features & PHASE and branch_unit[depth] < 0 else ZERO
+            bit = phases[branch_cell[depth]] & rest if features & PHASE and not (dual and branch_unit[depth] >= 0) \
+                else ZERO
             if bit == ZERO:
                 bit = _nth_bit(rest, _below(digit_word, _popcount(rest)))
         else:
             bit = _branch_bit(rest, shuffle, nodes - 1)
         branch_rest[depth] = rest & ~bit
         target = branch_cell[depth]
-        if branch_unit[depth] >= 0:  # ``bit`` is a place of the unit's digit
+        if dual and branch_unit[depth] >= 0:  # ``bit`` is a place of the unit's digit
             target = units[branch_unit[depth], _popcount(bit - ONE)]
             bit = branch_digit[depth]
         if depth + 1 == cand.shape[0]:
