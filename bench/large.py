@@ -1,46 +1,54 @@
-"""Large Sudoku (16x16, 25x25, 36x36) near the phase transition: our methods and the ant colony
-of Lloyd & Amos on the same instances, in the same run.
+"""Large Sudoku (16x16 to 49x49) near the phase transition: our methods and the peers (the ant colony of
+Lloyd & Amos, CaDiCaL, OR-Tools CP-SAT) on the same instances, in the same run.
 
-    python bench/large.py [--budget 60] [--sizes 16,25,36] [--percentages 0,35,40,45,50,60]
+    python bench/large.py [--budget 60] [--sizes 16,25,36,49] [--percentages 0,35,40,45,50,60]
                           [--instances K] [--methods swap,sirdey,default,exact] [--seed 1]
-                          [--backend auto] [--peer-acs PATH] [--extra-args '...'] [--exact-args '...']
+                          [--peers cadical,cpsat] [--peer-acs PATH] [--cadical PATH] [--cpsat-workers 2]
+                          [--backend auto] [--extra-args '...'] [--exact-args '...']
                           [--variant NAME='SOLVE OPTIONS' ...] [--records FILE.jsonl] [--json]
+    python bench/large.py --build 36|49
 
 Instances. 16x16 and 25x25: ``../shared/data/sudoku/lloyd_amos/instNxN_F_I.txt`` (20 per size and
 percentage F of givens; the seed's numbers format; not guaranteed unique: any valid completion is a
-solution). 36x36 at 45 %: ``bench/data/sudoku36_45/`` (see ``build_36``: 20 grids from
-``gpu-sa generate --order 6 --method backtrack --seed 36``, then in grid i the 712 cells with the
-smallest Philox words (seed 36, chain i, index = cell, stream tag ``EMPT``) emptied, keeping
-ceil(0.45 x 1296) = 584 givens, the rounding of the Lloyd & Amos files; ``--build-36`` rebuilds them).
+solution). Built here and checked in (``build_set``, ``BUILT``): 36x36 at 45 % in
+``bench/data/sudoku36_45/`` (20 grids from ``gpu-sa generate --order 6 --method backtrack --seed 36``) and
+49x49 at 40, 45 and 50 % in ``bench/data/sudoku49_P/`` (10 per percentage, 30 grids from ``gpu-sa generate
+--order 7 --method backtrack --seed 49``, instance i of the k-th percentage from grid 10 k + i); in grid g the
+cells with the smallest Philox words (key = the set's seed, counter = (cell, 0, g, tag ``EMPT``)) are
+emptied, keeping ceil(P % of the cells) givens, the rounding of the Lloyd & Amos files. Each folder's
+README says the same; ``--build 36`` or ``--build 49`` rebuilds them.
 
 Methods, each run as a WHOLE PROCESS per instance, as a user would run it:
 - ``swap``, ``sirdey``: ``gpu-sa solve F --move M --time-limit BUDGET --seed S --backend B --json``;
 - ``default``: ``gpu-sa solve F --time-limit BUDGET --seed S --backend B --json``, no other option
   (whatever the defaults are at this commit);
-- ``exact``: ``gpu-sa exact F --count-limit 1 --json`` (one solution, not a count; ``--exact-args``
-  adds options, e.g. the randomised restarts);
+- ``exact``: ``gpu-sa exact F --count-limit 1 --seed S --time-limit BUDGET --json`` (the complete search
+  alone, seeded restarts; one solution, not a count; ``--exact-args`` adds options);
 - ``--variant NAME='OPTIONS'``: ``gpu-sa solve`` with OPTIONS, a column of its own (to sweep defaults);
-- ``acs`` (with ``--peer-acs PATH``): ``PATH --alg 0 --timeout ceil(BUDGET) --file F.acs --verbose``
-  on the instance written in the original format (order, then 1, then the grid with -1 = empty).
-  It seeds itself from std::random_device: its runs do not replay.
+- the peers (``--peers``, ``--peer-acs``), one registry entry each in bench/peers.py, which says how each
+  is run with the budget and the seed and how its answer is read: ``acs`` (``PATH --alg 0 --timeout
+  ceil(BUDGET) --file F.acs --verbose``, the instance in the original format: order, then 1, then the grid
+  with -1 = empty; it seeds itself from std::random_device, so its runs do not replay), ``cadical``
+  (``cadical -t ceil(BUDGET) --seed=S F.cnf``), ``cpsat`` (bench/peer_cpsat.py, ``--cpsat-workers``).
 ``--extra-args`` is appended to every ``gpu-sa solve`` command. ``--data`` points at the Lloyd & Amos
-folder when this checkout is not beside ``shared/`` (a worktree).
+folder when this checkout is not beside ``shared/`` (a worktree; or set GPU_SA_SHARED_DATA).
 
 Two clocks per run: ``wall``, the whole process (Python start, imports and numba compile included for
-ours, about a millisecond for the peer), and ``solve``, the method's own report of its search time
-(``seconds`` of our JSON: annealing or search, compile excluded; the peer's printed time: its
-Solve() call, reading and the propagation of the givens excluded). An instance counts as solved
-only if the method says so within the budget on its own clock AND the independent validator
-(``gpu_sa.validate.sudoku_violations``: every given kept, every rule satisfied) accepts the grid it
-printed; a claimed solution that fails validation is reported as ``invalid`` and counts as a
-failure. A process still running at BUDGET + ``--grace`` wall seconds is killed (``killed``;
-``gpu-sa exact`` has no time limit for Sudoku, so that is how its budget is enforced).
+ours, about a millisecond for a native peer), and ``solve``, the method's own report of its search time
+(``seconds`` of our JSON: annealing or search, compile excluded; each peer's as bench/peers.py reads it:
+the ant colony's Solve() call, CaDiCaL's real time less its parsing, CP-SAT's wall time). An instance
+counts as solved only if the method says so within the budget on its own clock AND the independent
+validator (``gpu_sa.validate.sudoku_violations``: every given kept, every rule satisfied) accepts the grid
+it printed; a claimed solution that fails validation is reported as ``invalid`` and counts as a
+failure. A process still running at BUDGET + ``--grace`` wall seconds is killed (``killed``).
 Medians and maxima are over all instances of a cell, a failure counting as slower than the budget
-(printed ``>B``); ratios divide by the peer's median in the same run (> 1: slower than the peer).
-Before timing, one unrecorded warm-up run per method and size, with a 5 s budget (fills numba's
+(printed ``>B``); ratios divide by each peer's median in the same run (> 1: slower than the peer), the
+wall ratio by the first peer's. After the table: the cells where ``default`` or ``exact`` lose to a peer,
+and the instances a peer solved that they did not.
+Before timing, one unrecorded warm-up run per method of ours and size, with a 5 s budget (fills numba's
 on-disk caches where kernels are cacheable, and the OS file cache).
 
-The peer, rebuilt outside this repository (none of its code is in gpu-sa):
+The ant colony, rebuilt outside this repository (none of its code is in gpu-sa):
 
     git clone https://github.com/huwlloyd-mmu/sudoku_acs /work/peers/sudoku_acs
     cd /work/peers/sudoku_acs && git checkout 5181658dd674731029e7703241cfd22c3d3c936d  # newest, May 2018
@@ -75,19 +83,38 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from common import ROOT, SHARED_DATA, environment, print_header, print_table
+from peers import PEERS, Claim, _grid, default_paths
 
 from gpu_sa.validate import sudoku_violations
 
 LLOYD_AMOS = SHARED_DATA / "sudoku" / "lloyd_amos"
-DATA_36 = ROOT / "bench" / "data" / "sudoku36_45"
+DATA_LARGE = ROOT / "bench" / "data"  # sudoku36_45/, sudoku49_40/, sudoku49_45/, sudoku49_50/
+DATA_36 = DATA_LARGE / "sudoku36_45"
 PERCENTAGES = (0, 35, 40, 45, 50, 60)
-SIDES = (16, 25, 36)
-BUILD_36_SEED = 36
-BUILD_36_COUNT = 20
+SIDES = (16, 25, 36, 49)
+
+
+@dataclass(frozen=True)
+class BuiltSet:
+    """A set of instances this bench builds and checks in (``build_set``): ``count`` instances at each
+    percentage, from ``gpu-sa generate --order ORDER --count (count x percentages) --seed SEED --method
+    backtrack``; instance i of the k-th percentage comes from grid k x count + i."""
+    order: int
+    percentages: tuple
+    count: int
+    seed: int
+
+    @property
+    def side(self):
+        return self.order * self.order
+
+
+BUILT = {36: BuiltSet(order=6, percentages=(45,), count=20, seed=36),
+         49: BuiltSet(order=7, percentages=(40, 45, 50), count=10, seed=49)}
+BUILD_36_SEED = BUILT[36].seed
 BUILD_36_PERCENT = 45
-TAG_EMPTY = 0x454D5054  # "EMPT": the stream that picks the cells emptied in the 36x36 grids
-PEER = "acs"
-PEER_MAX_SIDE = 30  # values above 30 overflow the peer's 'a' + v - 1 character encoding
+TAG_EMPTY = 0x454D5054  # "EMPT": the stream that picks the cells emptied in the built grids
+PEER = "acs"  # the reference peer when it runs (ratios are to the first peer of the run otherwise)
 WARM_UP_BUDGET = 5.0
 STATUSES = ("solved", "over_budget", "unsolved", "invalid", "killed", "error")
 
@@ -110,42 +137,34 @@ class Instance:
 
 
 @dataclass(frozen=True)
-class Claim:
-    """What a method's output says: solved or not, the grid it printed, its own clock."""
-    solved: bool
-    grid: list | None = None
-    seconds: float | None = None
-    detail: dict = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class Method:
     """One column: how to run it on an instance and how to read what it printed."""
     name: str
     kind: str  # "solve", "exact" or "peer"
     options: tuple[str, ...] = ()
 
+    @property
+    def peer(self):
+        return PEERS[self.name] if self.kind == "peer" else None
+
     def argv(self, instance: Instance, settings, peer_file: Path | None = None) -> list[str]:
         if self.kind == "peer":
-            return [str(settings.peer_acs), "--alg", "0", "--timeout", str(math.ceil(settings.budget)),
-                    "--file", str(peer_file), "--verbose"]
+            return self.peer.argv(peer_file, settings)
         gpu_sa = [sys.executable, "-m", "gpu_sa"]
         if self.kind == "exact":
-            return [*gpu_sa, "exact", str(instance.path), "--json", "--count-limit", "1", *self.options]
+            return [*gpu_sa, "exact", str(instance.path), "--json", "--count-limit", "1", "--seed", str(settings.seed),
+                    "--time-limit", f"{settings.budget:g}", *self.options]
         return [*gpu_sa, "solve", str(instance.path), "--json", "--quiet", "--seed", str(settings.seed),
                 "--time-limit", f"{settings.budget:g}", "--backend", settings.backend, *self.options]
 
-    def read(self, stdout: str, side: int) -> Claim:
+    def read(self, stdout: str, instance: Instance) -> Claim:
         if self.kind == "peer":
-            return read_peer(stdout, side)
-        return read_gpu_sa(stdout, side, self.kind)
+            return self.peer.read(stdout, instance.givens)
+        return read_gpu_sa(stdout, instance.side, self.kind)
 
     def runs_on(self, side: int) -> str | None:
         """None if the method can run on this size, else the reason it cannot."""
-        if self.kind == "peer" and side > PEER_MAX_SIDE:
-            return (f"the ant colony reads value v as the character 'a' + v - 1, which overflows above "
-                    f"{PEER_MAX_SIDE} (sudoku_acs src/solvermain.cpp ReadFile): {side}x{side} is left out")
-        return None
+        return self.peer.runs_on(side) if self.kind == "peer" else None
 
 
 # ----------------------------------------------------------------------------------------- instances
@@ -160,29 +179,24 @@ def read_numbers(path: Path) -> tuple:
     return rows
 
 
-def instances(sides, percentages, count, data: Path, data36: Path) -> tuple[list[Instance], list[str]]:
+def instances(sides, percentages, count, data: Path, data_large: Path) -> tuple[list[Instance], list[str]]:
     """The first ``count`` instances (by number) of every (side, percentage) cell; and notes on the
-    cells that have none."""
+    cells that have none. 16x16 and 25x25 come from ``data`` (Lloyd & Amos), the built sets from
+    ``data_large``/sudoku{side}_{percent}/ (only at their own percentages)."""
     found, notes = [], []
     for side in sides:
-        folder = data36 if side == 36 else data
         for percent in percentages:
+            if side in BUILT and percent not in BUILT[side].percentages:
+                continue  # the built sets exist at their own percentages only, by design
+            folder = data_large / f"sudoku{side}_{percent}" if side in BUILT else data
             pattern = re.compile(rf"inst{side}x{side}_{percent}_(\d+)\.txt$")
             paths = sorted((int(m.group(1)), p) for p in folder.glob(f"inst{side}x{side}_{percent}_*.txt")
                            if (m := pattern.search(p.name)))
             if not paths:
-                if side != 36 or percent == BUILD_36_PERCENT:  # 36x36 exists at 45 % only, by design
-                    notes.append(f"no {side}x{side} instances at {percent} % in {folder}")
+                notes.append(f"no {side}x{side} instances at {percent} % in {folder}")
                 continue
             found += [Instance(side, percent, index, path, read_numbers(path)) for index, path in paths[:count]]
     return found, notes
-
-
-def acs_text(givens) -> str:
-    """The original Lloyd & Amos format: the box side, then 1, then the grid with -1 for an empty cell."""
-    side = len(givens)
-    rows = ["\t".join(str(v if v else -1) for v in row) for row in givens]
-    return f"{math.isqrt(side)}\n1\n" + "\n".join(rows) + "\n"
 
 
 def emptied_cells(cells: int, keep: int, grid_index: int, seed: int) -> list[int]:
@@ -199,44 +213,48 @@ def emptied_cells(cells: int, keep: int, grid_index: int, seed: int) -> list[int
     return sorted(order[:cells - keep])
 
 
-def build_36(folder: Path, seed: int = BUILD_36_SEED, count: int = BUILD_36_COUNT) -> list[Path]:
-    """Write ``count`` 36x36 instances at 45 % givens to ``folder`` (see the module docstring)."""
-    command = [sys.executable, "-m", "gpu_sa", "generate", "--order", "6", "--count", str(count), "--seed", str(seed),
-               "--method", "backtrack", "--output-format", "numbers"]
+def build_set(built: BuiltSet, data_large: Path) -> list[Path]:
+    """Write the instances of ``built`` to ``data_large``/sudoku{side}_{percent}/, each folder with a README
+    that says how they were made: count x percentages full grids from ``gpu-sa generate --method backtrack``,
+    then in grid g (instance i of the k-th percentage p: g = k x count + i) the cells with the smallest
+    Philox4x32-10 words (key = the seed, counter = (cell, 0, g, "EMPT")) emptied, keeping ceil(p % of the
+    cells) givens, the rounding of the Lloyd & Amos files."""
+    side, cells = built.side, built.side ** 2
+    grids = built.count * len(built.percentages)
+    command = [sys.executable, "-m", "gpu_sa", "generate", "--order", str(built.order), "--count", str(grids),
+               "--seed", str(built.seed), "--method", "backtrack", "--output-format", "numbers"]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=_env(), check=True)
     values = [int(v) for v in done.stdout.split()]
-    side, cells = 36, 36 * 36
-    if len(values) != count * cells:
-        raise RuntimeError(f"gpu-sa generate gave {len(values)} numbers, expected {count * cells}")
-    keep = math.ceil(BUILD_36_PERCENT * cells / 100)
-    folder.mkdir(parents=True, exist_ok=True)
+    if len(values) != grids * cells:
+        raise RuntimeError(f"gpu-sa generate gave {len(values)} numbers, expected {grids * cells}")
     paths = []
-    for i in range(count):
-        grid = values[i * cells:(i + 1) * cells]
-        if sudoku_violations([grid[r * side:(r + 1) * side] for r in range(side)], [[0] * side] * side):
-            raise RuntimeError(f"gpu-sa generate gave an invalid grid (number {i})")
-        for cell in emptied_cells(cells, keep, i, seed):
-            grid[cell] = 0
-        path = folder / f"inst{side}x{side}_{BUILD_36_PERCENT}_{i}.txt"
-        path.write_text("\n".join(" ".join(map(str, grid[r * side:(r + 1) * side])) for r in range(side)) + "\n")
-        paths.append(path)
-    (folder / "README.md").write_text(
-        f"# 36x36 Sudoku at {BUILD_36_PERCENT} % givens\n\n"
-        f"Built by `python bench/large.py --build-36` (`bench/large.py`, `build_36`): {count} grids from\n"
-        f"`{' '.join(['gpu-sa', *command[3:]])}`, then in grid i the {cells - keep} cells with the smallest\n"
-        f"Philox4x32-10 word (key = seed {seed}, counter = (cell, 0, i, \"EMPT\")) emptied, keeping {keep} givens\n"
-        f"(ceil of {BUILD_36_PERCENT} % of {cells}, as in the Lloyd & Amos files). The seed's numbers format, 0 = empty;\n"
-        f"every instance has at least the generated grid as a solution, and may have others.\n")
+    for k, percent in enumerate(built.percentages):
+        keep = math.ceil(percent * cells / 100)
+        folder = data_large / f"sudoku{side}_{percent}"
+        folder.mkdir(parents=True, exist_ok=True)
+        for i in range(built.count):
+            g = k * built.count + i
+            grid = values[g * cells:(g + 1) * cells]
+            if sudoku_violations([grid[r * side:(r + 1) * side] for r in range(side)], [[0] * side] * side):
+                raise RuntimeError(f"gpu-sa generate gave an invalid grid (number {g})")
+            for cell in emptied_cells(cells, keep, g, built.seed):
+                grid[cell] = 0
+            path = folder / f"inst{side}x{side}_{percent}_{i}.txt"
+            path.write_text("\n".join(" ".join(map(str, grid[r * side:(r + 1) * side])) for r in range(side)) + "\n")
+            paths.append(path)
+        grid_number = f"{k * built.count} + i" if k else "i"
+        (folder / "README.md").write_text(
+            f"# {side}x{side} Sudoku at {percent} % givens\n\n"
+            f"Built by `python bench/large.py --build {side}` (`bench/large.py`, `build_set`): {grids} grids from\n"
+            f"`{' '.join(['gpu-sa', *command[3:]])}`; instance i is grid {grid_number}, in which the {cells - keep} "
+            f"cells with the smallest\n"
+            f"Philox4x32-10 word (key = seed {built.seed}, counter = (cell, 0, grid, \"EMPT\")) are emptied, keeping "
+            f"{keep} givens\n(ceil of {percent} % of {cells}, as in the Lloyd & Amos files). The seed's numbers format, "
+            f"0 = empty;\nevery instance has at least the generated grid as a solution, and may have others.\n")
     return paths
 
 
 # ------------------------------------------------------------------------------------ reading outputs
-
-def _grid(values, side):
-    if len(values) != side * side:
-        raise ValueError(f"{len(values)} values for a {side}x{side} grid")
-    return [values[r * side:(r + 1) * side] for r in range(side)]
-
 
 def read_gpu_sa(stdout: str, side: int, kind: str) -> Claim:
     """The last JSON line of ``gpu-sa solve --json`` or ``gpu-sa exact --json``."""
@@ -253,21 +271,6 @@ def read_gpu_sa(stdout: str, side: int, kind: str) -> Claim:
     return Claim(solved and grid is not None, grid, record.get("seconds"), detail)
 
 
-def read_peer(stdout: str, side: int) -> Claim:
-    """``sudokusolver --verbose``: 'Solution:', the grid (numbers, '|' and '-+' borders), 'solved in T';
-    or 'failed in time T' (T unset on failure: see the module docstring). Its own check may also print
-    'solution not valid' before failing."""
-    detail = {"peer_says_invalid": True} if "solution not valid" in stdout else {}
-    if re.search(r"failed in time\s+\S+", stdout):
-        # Its solTime is only written on success: after a failure it prints an uninitialised float.
-        return Claim(False, None, None, detail)
-    solved = re.search(r"Solution:\n(.*?)\nsolved in\s+(\S+)", stdout, re.S)
-    if not solved:
-        raise ValueError("neither 'Solution:' ... 'solved in T' nor 'failed in time T' in the output")
-    values = [int(v) for v in re.findall(r"\d+", solved.group(1))]
-    return Claim(True, _grid(values, side), float(solved.group(2)), detail)
-
-
 # ----------------------------------------------------------------------------------------------- runs
 
 @dataclass(frozen=True)
@@ -276,7 +279,8 @@ class Settings:
     grace: float
     seed: int
     backend: str
-    peer_acs: Path | None
+    peer_paths: dict = field(default_factory=dict)  # peer name -> its program (bench/peers.py)
+    cpsat_workers: int = 2
 
 
 def _env():
@@ -289,8 +293,8 @@ def run_one(method: Method, instance: Instance, settings: Settings, workdir: Pat
     """Run ``method`` on ``instance`` as a process of its own; the record of what happened."""
     peer_file = None
     if method.kind == "peer":
-        peer_file = workdir / (instance.path.stem + ".acs")
-        peer_file.write_text(acs_text(instance.givens))
+        peer_file = workdir / (instance.path.stem + method.peer.suffix)
+        peer_file.write_text(method.peer.write(instance.givens))
     argv = method.argv(instance, settings, peer_file)
     record = {"side": instance.side, "percent": instance.percent, "index": instance.index, "file": instance.name,
               "method": method.name, "budget": settings.budget, "seed": settings.seed,
@@ -314,7 +318,7 @@ def run_one(method: Method, instance: Instance, settings: Settings, workdir: Pat
     try:
         if method.kind != "peer" and process.returncode not in (0, 1):
             raise ValueError(f"exit status {process.returncode}")
-        claim = method.read(stdout, instance.side)
+        claim = method.read(stdout, instance)
     except (ValueError, KeyError, json.JSONDecodeError) as error:
         record.update(status="error", seconds=None, error=f"{error}; stderr: {stderr.strip()[-300:]}")
         return record
@@ -343,7 +347,9 @@ def _kill(process):
 
 def summarise(records: list[dict], methods: list[str], budget: float) -> list[dict]:
     """Per (side, percent, method): solved/total, median and max of both clocks over all instances (a
-    failure counts as infinitely slow), and the ratio of the medians to the peer's."""
+    failure counts as infinitely slow), and the ratios of the medians to each peer's (``ratios``: peer ->
+    ratio of the solve clocks; ``ratio``, ``ratio_wall``: to the reference peer, the first of ``methods``)."""
+    peers = [m for m in methods if m in PEERS]
     cells = sorted({(r["side"], r["percent"]) for r in records})
     rows = []
     for side, percent in cells:
@@ -360,10 +366,11 @@ def summarise(records: list[dict], methods: list[str], budget: float) -> list[di
                                  failures={s: n for s in STATUSES[1:] if (n := sum(r["status"] == s for r in runs))},
                                  median=statistics.median(solve), max=max(solve), median_wall=statistics.median(wall),
                                  max_wall=max(wall))
-        peer = stats.get(PEER)
+        reference = next((stats[p] for p in peers if p in stats), None)
         for entry in stats.values():
-            entry["ratio"] = _ratio(entry["median"], peer["median"]) if peer else None
-            entry["ratio_wall"] = _ratio(entry["median_wall"], peer["median_wall"]) if peer else None
+            entry["ratios"] = {p: _ratio(entry["median"], stats[p]["median"]) for p in peers if p in stats}
+            entry["ratio"] = _ratio(entry["median"], reference["median"]) if reference else None
+            entry["ratio_wall"] = _ratio(entry["median_wall"], reference["median_wall"]) if reference else None
             rows.append(entry)
     return rows
 
@@ -375,23 +382,33 @@ def _ratio(ours, theirs):
 
 
 def losses(rows: list[dict], method: str = "default") -> list[str]:
-    """The cells where ``method`` does worse than the peer: fewer solved, or a slower median."""
+    """The cells where ``method`` does worse than a peer: fewer solved, or a slower median."""
     lines = []
     for entry in rows:
         if entry["method"] != method:
             continue
-        peer = next((e for e in rows if e["method"] == PEER and (e["side"], e["percent"]) ==
-                     (entry["side"], entry["percent"])), None)
-        if peer is None:
-            continue
-        cell = f"{entry['side']}x{entry['side']} {entry['percent']} %"
-        if entry["solved"] < peer["solved"]:
-            lines.append(f"{cell}: {method} solved {entry['solved']}/{entry['total']}, {PEER} "
-                         f"{peer['solved']}/{peer['total']}")
-        elif entry["ratio"] is not None and entry["ratio"] > 1:
-            lines.append(f"{cell}: {method} median {entry['median']:.3g} s, {PEER} {peer['median']:.3g} s "
-                         f"({_ratio_text(entry['ratio'])}x slower)")
+        for peer in (e for e in rows if e["method"] in PEERS and (e["side"], e["percent"]) ==
+                     (entry["side"], entry["percent"])):
+            cell = f"{entry['side']}x{entry['side']} {entry['percent']} %"
+            ratio = entry["ratios"].get(peer["method"])
+            if entry["solved"] < peer["solved"]:
+                lines.append(f"{cell}: {method} solved {entry['solved']}/{entry['total']}, {peer['method']} "
+                             f"{peer['solved']}/{peer['total']}")
+            elif ratio is not None and ratio > 1 or (math.isinf(entry["median"]) and not math.isinf(peer["median"])):
+                lines.append(f"{cell}: {method} median {entry['median']:.3g} s, {peer['method']} "
+                             f"{peer['median']:.3g} s ({_ratio_text(ratio)}x slower)")
     return lines
+
+
+def missed(records: list[dict], method: str) -> list[str]:
+    """The instances some peer solved and ``method`` did not."""
+    solved_by = {}
+    for r in records:
+        if r["status"] == "solved":
+            solved_by.setdefault(r["file"], set()).add(r["method"])
+    return sorted(f"{file} (solved by {', '.join(sorted(who & set(PEERS)))})" for file, who in solved_by.items()
+                  if who & set(PEERS) and method not in who and any(r["method"] == method and r["file"] == file
+                                                                     for r in records))
 
 
 def _seconds(value, budget):
@@ -407,14 +424,17 @@ def _ratio_text(ratio):
 
 
 def print_summary(rows, budget):
+    peers = list(dict.fromkeys(p for e in rows for p in e["ratios"]))
+    reference = peers[0] if peers else None
     table = []
     for e in rows:
         failures = ", ".join(f"{n} {s}" for s, n in e["failures"].items())
         table.append([f"{e['side']}x{e['side']}", e["percent"], e["method"], f"{e['solved']}/{e['total']}",
                       _seconds(e["median"], budget), _seconds(e["max"], budget), _seconds(e["median_wall"], budget),
-                      _ratio_text(e["ratio"]), _ratio_text(e["ratio_wall"]), failures or "-"])
+                      *(_ratio_text(e["ratios"].get(p)) for p in peers), _ratio_text(e["ratio_wall"]),
+                      failures or "-"])
     print_table(["size", "givens %", "method", "solved", "median solve s", "max solve s", "median wall s",
-                 f"solve / {PEER}", f"wall / {PEER}", "failures"], table)
+                 *(f"solve / {p}" for p in peers), f"wall / {reference or 'peer'}", "failures"], table)
 
 
 # ----------------------------------------------------------------------------------------------- main
@@ -440,23 +460,44 @@ def _build_methods(args) -> list[Method]:
         methods.append(known[name])
     for variant in args.variant:
         name, sep, options = variant.partition("=")
-        if not sep or not name or name in known or name == PEER or any(m.name == name for m in methods):
+        if not sep or not name or name in known or name in PEERS or any(m.name == name for m in methods):
             raise SystemExit(f"large.py: error: --variant wants a new NAME='SOLVE OPTIONS', got {variant!r}")
         methods.append(Method(name, "solve", (*shlex.split(options), *extra)))
-    if args.peer_acs is not None:
-        methods.append(Method(PEER, "peer"))
+    for name in peer_names(args):
+        methods.append(Method(name, "peer"))
     if not methods:
-        raise SystemExit("large.py: error: no method to run (--methods is empty and no --variant or --peer-acs)")
+        raise SystemExit("large.py: error: no method to run (--methods is empty and no --variant or peer)")
     return methods
+
+
+def peer_names(args) -> list[str]:
+    """The peers of the run, in order: those of --peers, and acs when --peer-acs names its program."""
+    names = list(filter(None, args.peers.split(",")))
+    unknown = [name for name in names if name not in PEERS]
+    if unknown:
+        raise SystemExit(f"large.py: error: unknown peer {unknown[0]!r}; choose from {', '.join(PEERS)}")
+    if args.peer_acs is not None and "acs" not in names:
+        names.append("acs")
+    return list(dict.fromkeys(names))
+
+
+def peer_paths(args) -> dict:
+    paths = default_paths()
+    if args.cadical is not None:
+        paths["cadical"] = args.cadical
+    if args.peer_acs is not None:
+        paths["acs"] = args.peer_acs
+    return paths
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--budget", type=float, default=60.0,
                         help="seconds per instance and method, on the method's own clock (default 60)")
-    parser.add_argument("--sizes", default="16,25,36", help="grid sides among 16, 25, 36 (default: all three)")
+    parser.add_argument("--sizes", default="16,25,36", help="grid sides among 16, 25, 36, 49 (default 16,25,36)")
     parser.add_argument("--percentages", default=",".join(map(str, PERCENTAGES)),
-                        help="percentages of givens (default 0,35,40,45,50,60; 36x36 exists at 45 only)")
+                        help="percentages of givens (default 0,35,40,45,50,60; 36x36 exists at 45 only, 49x49 at "
+                             "40, 45 and 50)")
     parser.add_argument("--instances", type=int, default=20, help="first K instances of each cell (default 20)")
     parser.add_argument("--methods", default="swap,sirdey,default,exact",
                         help="columns among swap, sirdey, default, exact (default: all four)")
@@ -465,8 +506,12 @@ def parse_args(argv=None):
                              "--variant pt8='--replicas 8'")
     parser.add_argument("--extra-args", default="", help="options appended to every gpu-sa solve command")
     parser.add_argument("--exact-args", default="", help="options appended to the gpu-sa exact command")
+    parser.add_argument("--peers", default="", help=f"peer columns among {', '.join(PEERS)} (bench/peers.py), "
+                        "comma-separated, e.g. cadical,cpsat")
     parser.add_argument("--peer-acs", type=Path, default=None,
                         help="the ant-colony binary (sudoku_acs's sudokusolver): adds the 'acs' column")
+    parser.add_argument("--cadical", type=Path, default=None, help="the CaDiCaL program (default: cadical on PATH)")
+    parser.add_argument("--cpsat-workers", type=int, default=2, help="CP-SAT's num_workers (default 2)")
     parser.add_argument("--seed", type=int, default=1, help="seed of every gpu-sa solve run (default 1)")
     parser.add_argument("--backend", default="auto", help="gpu-sa solve --backend (default auto)")
     parser.add_argument("--grace", type=float, default=60.0,
@@ -476,8 +521,10 @@ def parse_args(argv=None):
                              "(same method, command, budget and instance) are reused, so a long run resumes")
     parser.add_argument("--data", type=Path, default=LLOYD_AMOS,
                         help="folder of the Lloyd & Amos 16x16 and 25x25 instances (default: %(default)s)")
-    parser.add_argument("--data36", type=Path, default=DATA_36, help="folder of the 36x36 instances")
-    parser.add_argument("--build-36", action="store_true", help="(re)build the 36x36 instances, then exit")
+    parser.add_argument("--data-large", type=Path, default=DATA_LARGE,
+                        help="folder of the built sets sudoku36_45/, sudoku49_40/, ... (default: %(default)s)")
+    parser.add_argument("--build", type=int, choices=sorted(BUILT), default=None, metavar="SIDE",
+                        help="(re)build the instances of this side (36 or 49; see build_set), then exit")
     parser.add_argument("--no-warmup", action="store_true", help="skip the unrecorded warm-up runs")
     parser.add_argument("--json", action="store_true",
                         help="JSON lines on stdout: the environment, every run, every cell's summary")
@@ -491,8 +538,8 @@ def parse_args(argv=None):
         parser.error(f"--sizes: choose among {', '.join(map(str, SIDES))}")
     if args.budget <= 0 or args.instances < 1 or args.grace < 0:
         parser.error("--budget must be positive, --instances at least 1, --grace not negative")
-    if args.peer_acs is not None and not os.access(args.peer_acs, os.X_OK):
-        parser.error(f"--peer-acs {args.peer_acs}: not an executable file (build it with make, see --help)")
+    if args.cpsat_workers < 1:
+        parser.error("--cpsat-workers must be at least 1")
     return args
 
 
@@ -500,20 +547,26 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     methods = build_methods(args)
     done = _load_records(args.records)
-    if args.build_36:
-        paths = build_36(args.data36)
-        print(f"wrote {len(paths)} instances to {args.data36}", file=sys.stderr)
+    if args.build is not None:
+        paths = build_set(BUILT[args.build], args.data_large)
+        print(f"wrote {len(paths)} instances to {args.data_large}", file=sys.stderr)
         return 0
-    if 36 in args.side_list and not any(args.data36.glob("inst36x36_*.txt")):
-        print(f"large.py: building the 36x36 instances in {args.data36}", file=sys.stderr)
-        build_36(args.data36)
     if not args.data.is_dir() and {16, 25} & set(args.side_list):
         raise SystemExit(f"large.py: error: {args.data}: no such directory (the Lloyd & Amos instances: --data)")
-    settings = Settings(args.budget, args.grace, args.seed, args.backend, args.peer_acs)
-    chosen, notes = instances(args.side_list, args.percent_list, args.instances, args.data, args.data36)
+    settings = Settings(args.budget, args.grace, args.seed, args.backend, peer_paths(args), args.cpsat_workers)
+    for method in methods:
+        if method.kind == "peer" and (why := method.peer.unavailable(settings)) is not None:
+            raise SystemExit(f"large.py: error: peer {method.name}: {why}")
+    chosen, notes = instances(args.side_list, args.percent_list, args.instances, args.data, args.data_large)
     info = environment()
-    if args.peer_acs is not None:
-        info["peer_acs"] = f"{args.peer_acs} (sha256 {hashlib.sha256(args.peer_acs.read_bytes()).hexdigest()[:16]})"
+    for method in methods:
+        if method.kind == "peer" and method.name in settings.peer_paths:
+            path = Path(settings.peer_paths[method.name])
+            info[f"peer_{method.name}"] = f"{path} (sha256 {hashlib.sha256(path.read_bytes()).hexdigest()[:16]})"
+        elif method.name == "cpsat":
+            import ortools
+
+            info["peer_cpsat"] = f"OR-Tools {ortools.__version__}, {settings.cpsat_workers} workers"
     info["timing"] = ("whole process per instance; 'solve' = the method's own clock (compile and process start "
                       "excluded), 'wall' = the whole process")
     title = (f"large Sudoku: budget {args.budget:g} s, seed {args.seed}, backend {args.backend}, "
@@ -565,8 +618,11 @@ def main(argv=None) -> int:
             commits = sorted({r.get("commit", "unrecorded") for r in reused})
             print(f"# {len(reused)} of {len(records)} runs read from {args.records} (made at commit "
                   f"{', '.join(commits)}), not run now")
-        for line in losses(rows):
-            print(f"# default loses: {line}")
+        for name in ("default", "exact"):
+            for line in losses(rows, name):
+                print(f"# {name} loses: {line}")
+            for line in missed(records, name):
+                print(f"# {name} misses {line}")
     invalid = [r for r in records if r["status"] == "invalid"]
     for r in invalid:
         print(f"large.py: {r['method']} claimed {r['file']} solved but the validator rejects it: "
@@ -587,7 +643,8 @@ def _warm_up(methods, chosen, settings, workdir):
 
 def _key(method, instance, settings):
     return json.dumps([method.name, method.kind, method.options, settings.budget, settings.seed, settings.backend,
-                       str(settings.peer_acs) if method.kind == "peer" else None, instance.name])
+                       str(settings.peer_paths.get(method.name)) if method.kind == "peer" else None, instance.name]
+                      + ([settings.cpsat_workers] if method.name == "cpsat" else []))
 
 
 def _load_records(path):

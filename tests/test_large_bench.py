@@ -13,6 +13,7 @@ from conftest import DATA, ROOT
 
 sys.path.insert(0, str(ROOT / "bench"))
 import large  # noqa: E402  (bench/ is not a package)
+import peers  # noqa: E402
 
 from gpu_sa.validate import sudoku_violations  # noqa: E402
 
@@ -23,23 +24,26 @@ PEER_ANSWER = DATA / "acs_verbose_16x16_45_0.txt"  # sudokusolver --verbose on i
 
 def test_acs_text_is_the_original_format():
     givens = large.read_numbers(INSTANCE)
-    assert large.acs_text(givens).split() == ORIGINAL.read_text().split()
+    assert peers.acs_text(givens).split() == ORIGINAL.read_text().split()
+
+
+GIVENS = large.read_numbers(INSTANCE)
 
 
 def test_read_peer_takes_the_printed_grid_and_time():
-    claim = large.read_peer(PEER_ANSWER.read_text(), 16)
+    claim = peers.read_acs(PEER_ANSWER.read_text(), GIVENS)
     assert claim.solved and claim.seconds == pytest.approx(0.001202)
     assert sudoku_violations(claim.grid, [list(r) for r in large.read_numbers(INSTANCE)]) == []
 
 
 def test_read_peer_failure_and_garbage():
-    assert large.read_peer("failed in time 3.19453e-08\n", 16) == large.Claim(False, None, None)  # an unset float
-    flagged = large.read_peer("solution not valid x.txt 0\nnumfixedCells 3\n...\nfailed in time 2\n", 16)
+    assert peers.read_acs("failed in time 3.19453e-08\n", GIVENS) == large.Claim(False, None, None)  # an unset float
+    flagged = peers.read_acs("solution not valid x.txt 0\nnumfixedCells 3\n...\nfailed in time 2\n", GIVENS)
     assert not flagged.solved and flagged.detail == {"peer_says_invalid": True}
     with pytest.raises(ValueError):
-        large.read_peer("Solution:\n 1 2 |\nsolved in 0.1\n", 16)  # 2 values for 256 cells
+        peers.read_acs("Solution:\n 1 2 |\nsolved in 0.1\n", GIVENS)  # 2 values for 256 cells
     with pytest.raises(ValueError):
-        large.read_peer("", 16)
+        peers.read_acs("", GIVENS)
 
 
 def test_read_gpu_sa_json():
@@ -117,6 +121,7 @@ def test_summary_counts_failures_as_slower_than_the_budget():
 def test_the_peer_is_left_out_above_30x30():
     peer = large.Method("acs", "peer")
     assert peer.runs_on(25) is None and "overflows" in peer.runs_on(36)
+    assert large.Method("cadical", "peer").runs_on(49) is None
 
 
 def test_the_36x36_instances_are_the_documented_ones():
@@ -139,3 +144,106 @@ def test_methods_and_variants():
         large.build_methods(large.parse_args(["--methods", "annealing"]))
     with pytest.raises(SystemExit):
         large.build_methods(large.parse_args(["--variant", "swap=--t0 1"]))
+
+
+@pytest.mark.parametrize("side, percent, index", [(49, 40, 0), (49, 45, 3), (49, 50, 9)])
+def test_the_49x49_instances_are_the_documented_ones(side, percent, index):
+    built = large.BUILT[side]
+    path = ROOT / "bench" / "data" / f"sudoku{side}_{percent}" / f"inst{side}x{side}_{percent}_{index}.txt"
+    cells = [v for row in large.read_numbers(path) for v in row]
+    keep = math.ceil(percent * side * side / 100)
+    grid = built.percentages.index(percent) * built.count + index
+    assert [cell for cell, v in enumerate(cells) if v == 0] == large.emptied_cells(side * side, keep, grid, built.seed)
+
+
+def _solution_16():
+    """The 16x16 instance's solution, as the recorded ant-colony answer gives it (validated)."""
+    return peers.read_acs(PEER_ANSWER.read_text(), GIVENS).grid
+
+
+def _satisfied(clauses, true_variables):
+    return all(any((lit > 0) == (abs(lit) in true_variables) for lit in clause) for clause in clauses)
+
+
+def test_the_cnf_holds_exactly_the_solutions():
+    """Every clause of the CNF holds for the solution's variables, and a grid with two free cells swapped
+    (a row still a permutation) breaks one: the encoding says what a Sudoku says, given the givens."""
+    text = peers.cnf_text(GIVENS)
+    header, *lines = text.splitlines()
+    clauses = [[int(v) for v in line.split()[:-1]] for line in lines]
+    assert header == f"p cnf {16 ** 3} {len(clauses)}" and all(line.endswith(" 0") for line in lines)
+    solution = _solution_16()
+
+    def model(grid):
+        return {peers.variable(r * 16 + c, grid[r][c] - 1, 16) for r in range(16) for c in range(16) if not GIVENS[r][c]}
+
+    assert _satisfied(clauses, model(solution))
+    row = next(r for r in range(16) if sum(v == 0 for v in GIVENS[r]) >= 2)
+    a, b = [c for c in range(16) if not GIVENS[row][c]][:2]
+    swapped = [list(line) for line in solution]
+    swapped[row][a], swapped[row][b] = swapped[row][b], swapped[row][a]
+    assert not _satisfied(clauses, model(swapped))
+    # the givens' digits are taken out first: no variable of a digit given in the cell's row
+    given_in_row = {v - 1 for v in GIVENS[row] if v}
+    assert not any(abs(lit) in {peers.variable(row * 16 + a, d, 16) for d in given_in_row} for c in clauses for lit in c)
+
+
+def test_a_sat_model_is_read_back_into_the_grid():
+    solution = _solution_16()
+    true = [peers.variable(r * 16 + c, solution[r][c] - 1, 16) for r in range(16) for c in range(16)
+            if not GIVENS[r][c]]
+    # variables no clause holds (a given cell's, a digit given in a free cell's row) may come back true
+    given = next(r * 16 + c for r in range(16) for c in range(16) if GIVENS[r][c])
+    row, column = next((r, c) for r in range(16) for c in range(16) if not GIVENS[r][c])
+    taken = next(v - 1 for v in GIVENS[row] if v)
+    unused = [peers.variable(given, d, 16) for d in range(16)] + [peers.variable(row * 16 + column, taken, 16)]
+    stdout = ("c parsed 100 clauses in 0.25 seconds process time\ns SATISFIABLE\n"
+              f"v {' '.join(map(str, true[:50] + unused))}\nv {' '.join(map(str, true[50:]))} -7 0\n"
+              "c total real time since initialization:            1.50    seconds\n")
+    claim = peers.read_dimacs_model(stdout, GIVENS)
+    assert claim.solved and claim.grid == solution and claim.seconds == pytest.approx(1.25)
+    unknown = peers.read_dimacs_model("s UNKNOWN\nc total real time since initialization: 60.0 seconds\n", GIVENS)
+    assert not unknown.solved and unknown.seconds == 60.0 and unknown.detail == {"peer_status": "UNKNOWN"}
+    timed_out = peers.read_dimacs_model("c total real time since initialization: 60.1 seconds\nc exit 0\n", GIVENS)
+    assert not timed_out.solved and timed_out.detail == {"peer_status": "UNKNOWN"}  # CaDiCaL's -t: no 's' line
+    with pytest.raises(ValueError):
+        peers.read_dimacs_model("c nothing\n", GIVENS)
+
+
+def test_cpsat_output_is_read():
+    solution = _solution_16()
+    line = json.dumps({"status": "OPTIMAL", "solved": True, "grid": solution, "seconds": 0.5, "workers": 2,
+                       "version": "9"})
+    claim = peers.read_cpsat("warning\n" + line + "\n", GIVENS)
+    assert claim.solved and claim.grid == solution and claim.seconds == 0.5
+    unsolved = json.dumps({"status": "UNKNOWN", "solved": False, "grid": None, "seconds": 60.0, "workers": 2,
+                           "version": "9"})
+    assert not peers.read_cpsat(unsolved, GIVENS).solved
+
+
+def test_cadical_and_cpsat_columns_end_to_end(tmp_path, capsys):
+    """Both peers through large.main, every claim through the validator: CaDiCaL as a stand-in that prints the
+    true model, CP-SAT for real when OR-Tools is installed (the bench extra)."""
+    import importlib.util
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "inst16x16_45_0.txt").write_text(INSTANCE.read_text())
+    solution = _solution_16()
+    true = [peers.variable(r * 16 + c, solution[r][c] - 1, 16) for r in range(16) for c in range(16)
+            if not GIVENS[r][c]]
+    fake = _fake_peer(tmp_path, "cadical", f"s SATISFIABLE\nv {' '.join(map(str, true))} 0\n"
+                      "c total real time since initialization: 0.01 seconds\n")
+    names = "cadical,cpsat" if importlib.util.find_spec("ortools") else "cadical"
+    argv = ["--data", str(data), "--sizes", "16", "--percentages", "45", "--methods", "", "--peers", names,
+            "--cadical", str(fake), "--budget", "10", "--no-warmup", "--json"]
+    assert large.main(argv) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    runs = {line["method"]: line for line in lines if "method" in line and "status" in line}
+    assert set(runs) == set(names.split(","))
+    assert all(run["status"] == "solved" for run in runs.values()), runs
+    assert runs["cadical"]["command"].startswith(str(fake)) and "--seed=1" in runs["cadical"]["command"]
+    summaries = [line["summary"] for line in lines if "summary" in line]
+    assert {s["method"] for s in summaries} == set(runs) and all(s["ratio"] is not None for s in summaries)
+    with pytest.raises(SystemExit, match="unknown peer"):
+        large.main(argv[:-6] + ["--peers", "glucose", "--no-warmup"])

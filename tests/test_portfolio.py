@@ -6,6 +6,7 @@ import gpu_sa
 from chain_cases import PUZZLES
 from conftest import DATA, ROOT
 from gpu_sa import portfolio
+from gpu_sa.puzzles.sudoku.formats import write
 
 EASY = (ROOT / "examples" / "seed_easy.txt").read_text()
 
@@ -100,3 +101,14 @@ def test_each_round_resumes_the_search_where_the_last_one_stopped(monkeypatch):
     # a restart whose Luby budget exceeds a round's budget is cut, and run again whole by a later round
     assert firsts == sorted(firsts) and firsts[-1] > 0
     assert answer.restarts == sum(result.restarts for _, result in timed)
+
+
+@pytest.mark.parametrize("order", [2, 3, 4, 5, 6, 7, 8])
+def test_an_empty_grid_is_answered_by_the_first_search_round(order):
+    """Issue 27 (7, 12): a trivial puzzle is trivial for auto. An empty grid of every order is filled by the
+    complete search's first round, with no backtracking (fewer branches than cells) and no annealing round:
+    the time this takes (well under a second at 64x64) is in bench/RESULTS.md."""
+    puzzle = gpu_sa.parse(write(np.full(order ** 4, -1), order, "numbers"))[0]
+    answer = portfolio.solve(puzzle, seed=1, backend="cpu")
+    assert answer.solved and answer.method == "exact" and answer.rounds == 1 and answer.moves == 0
+    assert answer.nodes < order ** 4 and not puzzle.check(answer.solution)

@@ -42,6 +42,7 @@ KEYS = (
     Key("seed", METHODS, "the seed the run is a pure function of (null: the exact methods' default, no seed)"),
     Key("unique", METHODS, "whether the solution is the only one: true, false, or null when the search gave up",
         when="--check-unique"),
+    Key("unique_seconds", ("auto",), "the seconds the uniqueness check took (after the solve)", when="--check-unique"),
     Key("reason", METHODS, "why there is no solution, in words", when='"stopped": "contradiction"'),
     Key("backend", CHAINS, "where the chains ran: cuda, cpu or numpy (null when nothing ran: a contradiction)"),
     Key("setup_seconds", CHAINS, "before the clock: choosing the backend, compiling or loading the machine code, "

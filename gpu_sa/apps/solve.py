@@ -8,6 +8,7 @@ chain indices of the random streams, is one line, not a MemoryError.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +26,7 @@ LAWS = ("geometric", "sirdey", "list")
 class Answer:
     label: str
     solved: bool
-    stopped: str  # solved | max_moves | stalled | time_limit | interrupted | no_solution
+    stopped: str  # solved | max_moves | stalled | time_limit | interrupted | no_solution | max_nodes
     record: dict  # the --json line
     text: str  # what a person reads
     result: runner.Result | None = None  # the annealer's result (with the chains' state if kept)
@@ -203,7 +204,11 @@ def auto(puzzle, *, backend, seed: int, chains=None, time_limit=None, fmt=None, 
     if found.stopped == "contradiction":
         return contradiction(puzzle, "auto", seed)
     json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
-    unique = {"unique": uniqueness(puzzle) if found.solved else None} if check_unique else {}
+    unique = {}
+    if check_unique:
+        started = time.perf_counter()
+        verdict = uniqueness(puzzle, seed=seed) if found.solved else None
+        unique = {"unique": verdict, "unique_seconds": round(time.perf_counter() - started, 6)}
     annealed_round = found.anneal
     best = {}
     if annealed_round is not None:  # the best annealing round: what it reached even when nothing solved the puzzle
@@ -227,7 +232,7 @@ def auto(puzzle, *, backend, seed: int, chains=None, time_limit=None, fmt=None, 
         by = {"exact": "the complete search", "anneal": "the annealer"}.get(found.method, found.method)
         lines = [f"{puzzle.label}: solved by {by} in {found.seconds:.2f} s ({effort})"]
         if check_unique:
-            lines.append(UNIQUE_TEXT[unique["unique"]])
+            lines.append(f"{UNIQUE_TEXT[unique['unique']]} ({unique['unique_seconds']:.2f} s)")
         lines.append(puzzle.write(found.solution, puzzle.fmt if fmt == "same" else (fmt or "pretty")))
     else:
         why = {"no_solution": "the complete search proved there is no solution"}.get(
@@ -280,9 +285,9 @@ UNIQUE_TEXT = {True: "the solution is unique", False: "the puzzle has other solu
                None: "uniqueness unknown: the exact search gave up"}
 
 
-def uniqueness(puzzle):
-    """True/False from the exact solver, None when it gave up before knowing."""
-    exact = puzzle.count_solutions(limit=2)
+def uniqueness(puzzle, seed=None):
+    """True/False from the exact solver, None when it gave up before knowing (``seed``: its seeded search)."""
+    exact = puzzle.count_solutions(limit=2, seed=seed)
     return None if exact.gave_up and exact.solutions < 2 else exact.solutions == 1
 
 
@@ -302,8 +307,7 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
         if violations:
             raise RuntimeError(f"{puzzle.label}: the {method} solver's solution fails the validator: {violations[0]}")
     unique = None if answer.gave_up and answer.solutions < 2 else answer.solutions == 1
-    given_up = "interrupted" if stop.requested() else "time_limit"  # a stop request ends a solver as its limit does
-    stopped = "solved" if solved else (given_up if answer.gave_up else "no_solution")
+    stopped = "solved" if solved else _why_stopped(answer)
     json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
     effort = {key: getattr(answer, key) for key in ("rounds", "cuts", "variables", "constraints", "nodes")
               if getattr(answer, key, None) is not None and method in schema.KEYS_BY_NAME[key].methods}
@@ -312,8 +316,8 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
                            cost=0 if solved else None, seconds=round(answer.seconds, 6), seed=seed, stopped=stopped,
                            **effort, **({"unique": unique} if check_unique else {}))
     if not solved:
-        reason = given_up.replace("_", " ") + (" reached" if given_up == "time_limit" else "") if answer.gave_up \
-            else "the puzzle has no solution"
+        reason = {"no_solution": "the puzzle has no solution", "time_limit": "time limit reached",
+                  "interrupted": "interrupted", "max_nodes": "node limit (--max-nodes) reached"}[stopped]
         return Answer(puzzle.label, False, stopped, record,
                       f"{puzzle.label}: not solved by {method}: {reason} ({answer.seconds:.3f} s)")
     lines = [f"{puzzle.label}: solved by {method} in {answer.seconds:.3f} s ({_effort(answer)})"]
@@ -322,6 +326,16 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
                       None: "uniqueness unknown: the time limit came first"}[unique])
     lines.append(puzzle.write(answer.solution, puzzle.fmt if fmt == "same" else (fmt or "pretty")))
     return Answer(puzzle.label, True, stopped, record, "\n".join(lines))
+
+
+def _why_stopped(answer) -> str:
+    """no_solution (proved), or why the search gave up: interrupted, time_limit, or max_nodes (the Sudoku search's
+    node cap; an integer program gives up on its time limit only)."""
+    if not answer.gave_up:
+        return "no_solution"
+    if getattr(answer, "interrupted", False) or stop.requested():  # a stop request ends a solver as its limit does
+        return "interrupted"
+    return "time_limit" if getattr(answer, "timed_out", True) else "max_nodes"
 
 
 def _effort(answer) -> str:

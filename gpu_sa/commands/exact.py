@@ -46,6 +46,14 @@ def run(args) -> int:
     options = dict(args.kind_options)
     steps = options.pop("steps", False)
     options.update({name: getattr(args, name) for name in ("seed", "time_limit") if getattr(args, name) is not None})
+    if options.get("threads") is not None:
+        from .. import ending
+        from ..exact.sudoku import available_cores
+
+        if options["threads"] > (cores := available_cores()):
+            ending.note(f"gpu-sa: --threads {options['threads']} is more than the {cores} cores this process may use: "
+                        f"the search runs {cores} threads")
+            options["threads"] = cores
 
     def answers():
         for puzzle in puzzles:

@@ -393,7 +393,7 @@ class Handler(BaseHTTPRequestHandler):
         puzzle, _ = api.puzzle_of(body.get("text"))
         options = api.anneal_options(body, self.server.backend, puzzle=puzzle)
         if puzzle.contradicts():  # as solve does: no chain could ever reach cost 0
-            raise api.ApiError("no solution: the seed-002 rules alone find a contradiction in these givens", 422)
+            raise api.ApiError("no solution: the three rules alone find a contradiction in these givens", 422)
         if not self.server.anneal_slot.acquire(blocking=False):
             other = next(iter(self.server.runs.values()), None)
             raise api.ApiError("another anneal is running on this server"

@@ -64,8 +64,9 @@ _MINIMIZE_HELP = ("how givens are removed: anneal (default, the original scheme:
                   "budget of --max-nodes and --time-limit)")
 _BRUTE = {"minimize_method": ("brute",)}
 OPTIONS = (
-    Option("--max-nodes", "give up after this many branches (default 10,000,000), so that a huge empty grid cannot "
-           "hang the search", Integer(1), purpose="branches of the search", commands=("exact",)),
+    Option("--max-nodes", "give up after this many branches (default: 10,000,000 without --time-limit, so that a huge "
+           "empty grid cannot hang the search; none with it, so that the time limit is what stops the search)",
+           Integer(1), purpose="branches of the search", commands=("exact",)),
     Option("--threads", "with --seed: restarts searched at once, one per core (default: every core); the answer and "
            "the node counts do not depend on it", Integer(1), purpose="threads", commands=("exact",)),
     Option("--steps", "print the three rules round by round before the answer, as the original solver's page shows them "
@@ -220,12 +221,14 @@ class Sudoku:
     def count_solutions(self, *, limit: int = 2, max_nodes: int | None = None, seed: int | None = None,
                         threads: int | None = None, time_limit: float | None = None):
         """The exact solver's answer: ``ExactResult`` (solutions counted up to ``limit``); ``seed``
-        switches on the seeded search with restarts (None: the seed's deterministic search)."""
+        switches on the seeded search with restarts (None: the seed's deterministic search). Without
+        ``max_nodes``, a ``time_limit`` alone bounds the search; with neither, DEFAULT_MAX_NODES does."""
         from gpu_sa.exact import sudoku as exact
 
-        return exact.count_solutions(self.givens, self.order, limit=limit,
-                                     max_nodes=exact.DEFAULT_MAX_NODES if max_nodes is None else max_nodes,
-                                     seed=seed, threads=threads, time_limit=time_limit)
+        if max_nodes is None:
+            max_nodes = exact.DEFAULT_MAX_NODES if time_limit is None else exact.NO_NODE_LIMIT
+        return exact.count_solutions(self.givens, self.order, limit=limit, max_nodes=max_nodes, seed=seed,
+                                     threads=threads, time_limit=time_limit)
 
     def check(self, values) -> list[str]:
         """Rule violations of a full grid (0-based values), by the independent validator."""

@@ -1,0 +1,66 @@
+"""Ablation of the seeded exact Sudoku search: each feature on / off, in-process, one instance at a time.
+
+    python bench/ablation.py [--seed 1] > ablation.jsonl
+
+Every configuration of ``CONFIGS`` (``count_solutions(features=F, base_nodes=B)``: the restarts as they were,
+each switch of ``gpu_sa.exact.sudoku`` alone, and the clause-learning default) on the 20 Lloyd & Amos 25x25
+instances at 45 % (20 s each) and the 36x36 instances #0-#4 at 45 % (``bench/data/sudoku36_45``, 15 s each);
+per configuration and set: solved (validated), median and max seconds (a miss counts as slower than the
+budget: null), median nodes. One JSON line each. Needs ../shared/data (GPU_SA_SHARED_DATA).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+
+from common import ROOT, SHARED_DATA
+
+from gpu_sa.exact import sudoku as exact
+from gpu_sa.exact.sudoku.clauses import CLAUSES
+from gpu_sa.exact.sudoku.consistency import ALLDIFF, BOX_LINE, PROBE
+from gpu_sa.exact.sudoku.learning import PHASE, WDEG
+from gpu_sa.exact.sudoku.ordering import DUAL
+from gpu_sa.puzzles.sudoku import parse
+
+CONFIGS = [("restarts (the search before, base 256)", 0, 256), ("restarts, base 4096", 0, 4096),
+           ("+ box-line", BOX_LINE, 4096), ("+ AllDifferent GAC", ALLDIFF, 4096), ("+ root probing", PROBE, 4096),
+           ("+ dom/wdeg", WDEG, 4096), ("+ dom/wdeg + phases", WDEG | PHASE, 4096), ("+ dual branching", DUAL, 4096),
+           ("+ box-line + dom/wdeg + dual", BOX_LINE | WDEG | DUAL, 4096),
+           ("descent + clause learning (default)", CLAUSES, 256),
+           ("clause learning, root box-line + GAC", CLAUSES | BOX_LINE | ALLDIFF, 256)]
+SETS = [(25, 45, range(20), 20.0), (36, 45, range(5), 15.0)]
+
+
+def load(side, percent, index):
+    path = (SHARED_DATA / "sudoku" / "lloyd_amos" / f"inst{side}x{side}_{percent}_{index}.txt" if side < 36 else
+            ROOT / "bench" / "data" / f"sudoku{side}_{percent}" / f"inst{side}x{side}_{percent}_{index}.txt")
+    return parse(path.read_text(), path.name)[0]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    warm = load(25, 45, 0)
+    for name, features, base in CONFIGS:
+        exact.count_solutions(warm.givens, 5, limit=1, seed=args.seed, features=features, base_nodes=base)  # compile
+        for side, percent, indices, budget in SETS:
+            times, nodes = [], []
+            for index in indices:
+                puzzle = load(side, percent, index)
+                answer = exact.count_solutions(puzzle.givens, puzzle.order, limit=1, seed=args.seed, features=features,
+                                               base_nodes=base, time_limit=budget, max_nodes=exact.NO_NODE_LIMIT)
+                solved = answer.solutions >= 1 and not puzzle.check(answer.solution)
+                times.append(answer.seconds if solved else float("inf"))
+                nodes.append(answer.nodes)
+            median = statistics.median(times)
+            print(json.dumps({"config": name, "features": features, "base_nodes": base, "size": f"{side}x{side}",
+                              "percent": percent, "budget": budget, "solved": sum(t != float("inf") for t in times),
+                              "total": len(times), "median": None if median == float("inf") else median,
+                              "max": None if max(times) == float("inf") else max(times),
+                              "median_nodes": statistics.median(nodes)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,563 @@
+"""Conflict-driven clause learning on the grid's candidates: the search that learns from every conflict.
+
+The root (the propagation's fixpoint, ``consistency.strengthened``) becomes a CNF: one variable per free
+cell and candidate digit ("cell holds digit"), and for each free cell and for each unit and digit not yet
+placed, "exactly one" (one clause for at least one, a binary clause per pair for at most one). The search
+is then CDCL (as in MiniSat, Eén & Sörensson 2003): unit propagation with two watched literals, a conflict
+analysed back to its first unique implication point, the learned clause added and the search sent back
+(non-chronologically) to the level where that clause asserts a literal; variables ordered by activity
+(VSIDS: bumped in every conflict, decaying), each tried first with the value it last had (phase saving),
+and restarts after Luby(i) x RESTART_CONFLICTS conflicts that keep everything learned.
+
+Completeness and counting: every learned clause is implied by the CNF, so a conflict at level 0 proves
+there is no (further) solution. Each solution found is recorded and excluded by a clause (the negation of
+its assignment), so counting up to ``limit`` is exact. The seed only breaks the initial ties of the
+activity order (Philox, stream ``TAG_CLAUSES``): the answer is a function of the seed.
+
+Literals: 2 x variable + (1 for the negation). A clause's literals are a slice of ``lits``; its first two
+are the watched ones; each watch is a node of a linked list per literal (``head``, ``nxt``; node 2c + k
+watches literal k of clause c).
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .board import ONE, _is_single
+from .ordering import _philox
+
+TAG_CLAUSES = np.uint32(0x434C4155)  # "CLAU"
+RESTART_CONFLICTS = 100
+REDUCE_FIRST, REDUCE_MORE = 2000, 300  # learned clauses halved after 2000, then 2300, 2600, ... more conflicts
+UNSET = np.int8(-1)
+COMPLETE, NODE_LIMIT, STOPPED = 0, 1, 2
+ACTIVITY_LIMIT = 1e100
+
+
+@numba.njit(cache=True)
+def _grow(array, need):
+    if need <= array.shape[0]:
+        return array
+    bigger = np.empty(max(need, 2 * array.shape[0]), dtype=array.dtype)
+    bigger[:array.shape[0]] = array
+    return bigger
+
+
+@numba.njit(cache=True)
+def _encode(cand, units):
+    """(variable -> cell, variable -> digit, clause starts, clause literals) of the root ``cand``."""
+    cells = cand.shape[0]
+    side = units.shape[1]
+    var_of = np.full((cells, side), -1, dtype=np.int64)
+    count = 0
+    for cell in range(cells):
+        if not _is_single(cand[cell]):
+            for d in range(side):
+                if cand[cell] & (ONE << np.uint64(d)):
+                    var_of[cell, d] = count
+                    count += 1
+    var_cell = np.empty(count, dtype=np.int64)
+    var_digit = np.empty(count, dtype=np.int64)
+    for cell in range(cells):
+        for d in range(side):
+            if var_of[cell, d] >= 0:
+                var_cell[var_of[cell, d]] = cell
+                var_digit[var_of[cell, d]] = d
+    starts = np.zeros(1, dtype=np.int64)
+    lits = np.empty(16, dtype=np.int64)
+    clauses = 0
+    group = np.empty(side, dtype=np.int64)
+    for kind in range(2):
+        for index in range(cells if kind == 0 else units.shape[0] * side):
+            size = 0
+            if kind == 0:
+                for d in range(side):
+                    if var_of[index, d] >= 0:
+                        group[size] = var_of[index, d]
+                        size += 1
+            else:
+                u, d = index // side, index % side
+                for k in range(side):
+                    if var_of[units[u, k], d] >= 0:
+                        group[size] = var_of[units[u, k], d]
+                        size += 1
+                    elif cand[units[u, k]] == (ONE << np.uint64(d)):
+                        size = -1  # the digit is placed in the unit: nothing to say
+                        break
+            if size < 0 or (kind == 0 and size == 0):
+                continue
+            # at least one (an empty clause if none is left: the root has no solution)
+            need = starts[clauses] + size + size * (size - 1)
+            lits = _grow(lits, need)
+            starts = _grow(starts, clauses + size * (size - 1) // 2 + 2)
+            position = starts[clauses]
+            for j in range(size):
+                lits[position + j] = 2 * group[j]
+            clauses += 1
+            starts[clauses] = position + size
+            for a in range(size):
+                for b in range(a + 1, size):
+                    position = starts[clauses]
+                    lits[position] = 2 * group[a] + 1
+                    lits[position + 1] = 2 * group[b] + 1
+                    clauses += 1
+                    starts[clauses] = position + 2
+    return var_cell, var_digit, starts[:clauses + 1].copy(), lits[:starts[clauses]].copy()
+
+
+@numba.njit(cache=True, inline="always")
+def _value(assign, lit):
+    """1 true, 0 false, -1 unset."""
+    a = assign[lit >> 1]
+    if a < 0:
+        return -1
+    return a ^ (lit & 1)
+
+
+@numba.njit(cache=True)
+def _heap_up(heap, where, activity, i):
+    var = heap[i]
+    while i > 0:
+        parent = (i - 1) >> 1
+        if activity[heap[parent]] >= activity[var]:
+            break
+        heap[i] = heap[parent]
+        where[heap[i]] = i
+        i = parent
+    heap[i] = var
+    where[var] = i
+
+
+@numba.njit(cache=True)
+def _heap_down(heap, where, activity, size, i):
+    var = heap[i]
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and activity[heap[child + 1]] > activity[heap[child]]:
+            child += 1
+        if activity[heap[child]] <= activity[var]:
+            break
+        heap[i] = heap[child]
+        where[heap[i]] = i
+        i = child
+    heap[i] = var
+    where[var] = i
+
+
+@numba.njit(cache=True, nogil=True)
+def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
+    """(solutions found (<= limit), decisions, conflicts, restarts, outcome) of the CDCL search from the root
+    ``cand``; the first solution's candidate masks go to ``solution``. ``noise`` (float64, one per possible
+    variable, in [0, 1)): the seed's initial activities. Outcome COMPLETE (the count is exact), NODE_LIMIT
+    (``max_nodes`` decisions) or STOPPED (``flag[0]``, read every 1,024 decisions and conflicts)."""
+    var_cell, var_digit, starts, lits0 = _encode(cand, units)
+    variables = var_cell.shape[0]
+    clauses = starts.shape[0] - 1
+    if variables == 0:
+        if clauses:  # an empty clause: some cell or unit has no digit left
+            return 0, 0, 0, 0, COMPLETE
+        solution[:] = cand
+        return 1, 0, 0, 0, COMPLETE
+    # the clause database: starts/lengths into ``lits``, two watch nodes per clause
+    capacity = max(clauses * 2, 1024)
+    cstart = np.empty(capacity, dtype=np.int64)
+    clen = np.empty(capacity, dtype=np.int64)
+    lits = np.empty(max(lits0.shape[0] * 2, 4096), dtype=np.int64)
+    lits[:lits0.shape[0]] = lits0
+    used = lits0.shape[0]
+    nxt = np.full(2 * capacity, -1, dtype=np.int64)
+    head = np.full(2 * variables, -1, dtype=np.int64)
+    assign = np.full(variables, UNSET, dtype=np.int8)
+    level = np.zeros(variables, dtype=np.int64)
+    reason = np.full(variables, -1, dtype=np.int64)
+    phase = np.zeros(variables, dtype=np.int8)  # 0: true first (a decision places a digit)
+    trail = np.empty(variables, dtype=np.int64)
+    trail_lim = np.empty(variables + 1, dtype=np.int64)
+    seen = np.zeros(variables, dtype=np.uint8)
+    activity = noise[:variables].copy() * 1e-3
+    bump = 1.0
+    heap = np.arange(variables, dtype=np.int64)
+    where = np.arange(variables, dtype=np.int64)
+    heap_size = variables
+    for i in range(variables // 2 - 1, -1, -1):
+        _heap_down(heap, where, activity, heap_size, i)
+    learnt = np.empty(variables + 1, dtype=np.int64)
+    minimal = np.empty(variables + 1, dtype=np.int64)
+    stamp = np.full(variables + 2, -1, dtype=np.int64)  # per decision level: the conflict that last counted it
+    lbd = np.zeros(capacity, dtype=np.int64)  # learned clauses: distinct levels (0: never deleted)
+    deleted = np.zeros(capacity, dtype=np.uint8)
+    size_trail = 0
+    qhead = 0
+    decision_level = 0
+    units_at_root = np.empty(clauses + 1, dtype=np.int64)
+    pending_units = 0
+    count = 0
+    for c in range(clauses):
+        length = starts[c + 1] - starts[c]
+        cstart[c] = starts[c]
+        clen[c] = length
+        if length == 0:
+            return 0, 0, 0, 0, COMPLETE
+        if length == 1:
+            units_at_root[pending_units] = lits[starts[c]]
+            pending_units += 1
+        else:
+            for k in range(2):
+                node = 2 * c + k
+                lit = lits[starts[c] + k]
+                nxt[node] = head[lit]
+                head[lit] = node
+        count += 1
+    for j in range(pending_units):
+        lit = units_at_root[j]
+        value = _value(assign, lit)
+        if value == 0:
+            return 0, 0, 0, 0, COMPLETE
+        if value < 0:
+            size_trail = _set(lit, 0, -1, assign, level, reason, trail, size_trail)
+    original = count
+    next_reduce = REDUCE_FIRST
+    reductions = 0
+    found = 0
+    decisions = 0
+    conflicts = 0
+    restarts = 0
+    luby_index = 1
+    restart_at = RESTART_CONFLICTS
+    since_restart = 0
+    while True:
+        # --- unit propagation (two watched literals)
+        conflict = -1
+        while qhead < size_trail and conflict < 0:
+            false_lit = trail[qhead] ^ 1
+            qhead += 1
+            previous = -1
+            node = head[false_lit]
+            while node >= 0:
+                c = node >> 1
+                k = node & 1
+                following = nxt[node]
+                if deleted[c]:  # dropped by a reduction: its watch goes now
+                    if previous < 0:
+                        head[false_lit] = following
+                    else:
+                        nxt[previous] = following
+                    node = following
+                    continue
+                base = cstart[c]
+                other = lits[base + 1 - k]
+                if _value(assign, other) == 1:
+                    previous = node
+                    node = following
+                    continue
+                moved = False
+                for j in range(base + 2, base + clen[c]):
+                    candidate = lits[j]
+                    if _value(assign, candidate) != 0:
+                        lits[base + k] = candidate
+                        lits[j] = false_lit
+                        if previous < 0:
+                            head[false_lit] = following
+                        else:
+                            nxt[previous] = following
+                        nxt[node] = head[candidate]
+                        head[candidate] = node
+                        moved = True
+                        break
+                if moved:
+                    node = following
+                    continue
+                if _value(assign, other) == 0:
+                    conflict = c
+                    break
+                size_trail = _set(other, decision_level, c, assign, level, reason, trail, size_trail)
+                previous = node
+                node = following
+        if conflict >= 0:
+            conflicts += 1
+            since_restart += 1
+            if (conflicts & 1023) == 0 and flag[0] != 0:
+                return found, decisions, conflicts, restarts, STOPPED
+            if decision_level == 0:
+                return found, decisions, conflicts, restarts, COMPLETE
+            # --- first-UIP analysis
+            size = 1
+            pending = 0
+            lit = -1
+            index = size_trail - 1
+            c = conflict
+            while True:
+                for j in range(cstart[c], cstart[c] + clen[c]):
+                    q = lits[j]
+                    var = q >> 1
+                    if lit >= 0 and var == (lit >> 1):
+                        continue
+                    if seen[var] == 0 and level[var] > 0:
+                        seen[var] = 1
+                        activity[var] += bump
+                        if activity[var] > ACTIVITY_LIMIT:
+                            for v in range(variables):
+                                activity[v] *= 1e-100
+                            bump *= 1e-100
+                        if where[var] >= 0:
+                            _heap_up(heap, where, activity, where[var])
+                        if level[var] == decision_level:
+                            pending += 1
+                        else:
+                            learnt[size] = q
+                            size += 1
+                while seen[trail[index] >> 1] == 0:
+                    index -= 1
+                lit = trail[index]
+                index -= 1
+                seen[lit >> 1] = 0
+                pending -= 1
+                if pending == 0:
+                    break
+                c = reason[lit >> 1]
+            learnt[0] = lit ^ 1
+            # minimization: a literal whose reason's other literals are all in the clause (or set at level 0)
+            # adds nothing (self-subsuming resolution)
+            kept = 1
+            for j in range(1, size):
+                q = learnt[j]
+                r = reason[q >> 1]
+                redundant = r >= 0
+                if redundant:
+                    for i in range(cstart[r], cstart[r] + clen[r]):
+                        v = lits[i] >> 1
+                        if v != (q >> 1) and seen[v] == 0 and level[v] > 0:
+                            redundant = False
+                            break
+                if not redundant:
+                    minimal[kept] = q
+                    kept += 1
+            for j in range(1, size):
+                seen[learnt[j] >> 1] = 0
+            size = kept
+            back = 0
+            levels = 1
+            stamp[decision_level] = conflicts
+            for j in range(1, size):
+                learnt[j] = minimal[j]
+                at = level[learnt[j] >> 1]
+                if stamp[at] != conflicts:
+                    stamp[at] = conflicts
+                    levels += 1
+                if at > back:
+                    back = at
+                    learnt[1], learnt[j] = learnt[j], learnt[1]
+            bump *= 1.0 / 0.95
+            # --- back to level ``back``
+            size_trail, heap_size = _undo(trail, trail_lim[back], size_trail, phase, assign, reason, heap, where,
+                                          activity, heap_size)
+            qhead = size_trail
+            decision_level = back
+            # --- the learned clause
+            if size == 1:
+                size_trail = _set(learnt[0], 0, -1, assign, level, reason, trail, size_trail)
+                continue
+            cstart, clen, nxt, lbd, deleted, lits, used = _add(learnt, size, levels, count, cstart, clen, nxt, lbd,
+                                                               deleted, lits, used, head)
+            size_trail = _set(learnt[0], decision_level, count, assign, level, reason, trail, size_trail)
+            count += 1
+            continue
+        # --- no conflict: restart, or decide, or a solution
+        if since_restart >= restart_at:
+            since_restart = 0
+            restarts += 1
+            luby_index += 1
+            restart_at = RESTART_CONFLICTS * _luby(luby_index)
+            if decision_level > 0:
+                size_trail, heap_size = _undo(trail, trail_lim[0], size_trail, phase, assign, reason, heap, where,
+                                              activity, heap_size)
+                qhead = size_trail
+                decision_level = 0
+            if conflicts >= next_reduce:  # at level 0 no learned clause is a reason that analysis reads
+                next_reduce = conflicts + REDUCE_FIRST + REDUCE_MORE * reductions
+                reductions += 1
+                _reduce(lbd, deleted, original, count)
+        var = -1
+        while heap_size > 0:
+            top = heap[0]
+            heap_size -= 1
+            where[top] = -1  # outside the heap
+            if heap_size > 0:
+                heap[0] = heap[heap_size]
+                where[heap[0]] = 0
+                _heap_down(heap, where, activity, heap_size, 0)
+            if assign[top] < 0:
+                var = top
+                break
+        if var < 0:
+            # every variable set, no conflict: a solution
+            if found == 0:
+                solution[:] = cand
+                for v in range(variables):
+                    if assign[v] == 1:
+                        solution[var_cell[v]] = ONE << np.uint64(var_digit[v])
+            found += 1
+            if found >= limit:
+                return found, decisions, conflicts, restarts, COMPLETE
+            # exclude it: the clause "some decision differs" (the negation of the true decisions' literals)
+            size = 0
+            for j in range(decision_level):
+                learnt[size] = trail[trail_lim[j]] ^ 1
+                size += 1
+            if size == 0:
+                return found, decisions, conflicts, restarts, COMPLETE  # forced at level 0: it is the only one
+            # back to level 0 and add the clause: its literals are then all unset (decisions of levels >= 1)
+            size_trail, heap_size = _undo(trail, trail_lim[0], size_trail, phase, assign, reason, heap, where,
+                                          activity, heap_size)
+            qhead = size_trail
+            decision_level = 0
+            if size == 1:
+                size_trail = _set(learnt[0], 0, -1, assign, level, reason, trail, size_trail)
+                continue
+            # LBD 0: a clause that excludes a solution is never deleted
+            cstart, clen, nxt, lbd, deleted, lits, used = _add(learnt, size, 0, count, cstart, clen, nxt, lbd, deleted,
+                                                               lits, used, head)
+            count += 1
+            continue
+        decisions += 1
+        if decisions > max_nodes:
+            return found, decisions - 1, conflicts, restarts, NODE_LIMIT
+        if (decisions & 1023) == 0 and flag[0] != 0:
+            return found, decisions - 1, conflicts, restarts, STOPPED
+        trail_lim[decision_level] = size_trail
+        decision_level += 1
+        size_trail = _set(2 * var + phase[var], decision_level, -1, assign, level, reason, trail, size_trail)
+
+
+@numba.njit(cache=True, inline="always")
+def _set(lit, at, why, assign, level, reason, trail, size_trail):
+    """Make ``lit`` true at level ``at`` because of clause ``why`` (-1: a decision or level 0); the new trail size."""
+    var = lit >> 1
+    assign[var] = 1 - (lit & 1)
+    level[var] = at
+    reason[var] = why
+    trail[size_trail] = lit
+    return size_trail + 1
+
+
+@numba.njit(cache=True)
+def _add(learnt, size, levels, count, cstart, clen, nxt, lbd, deleted, lits, used, head):
+    """Clause ``count``: ``learnt[:size]``, its first two literals watched. Returns the arrays (grown if need be)
+    and the literals used."""
+    if count == cstart.shape[0]:
+        cstart, clen, nxt, lbd, deleted = _more_clauses(cstart, clen, nxt, lbd, deleted)
+    lits = _grow(lits, used + size)
+    cstart[count] = used
+    clen[count] = size
+    lbd[count] = levels
+    lits[used:used + size] = learnt[:size]
+    for k in range(2):
+        node = 2 * count + k
+        nxt[node] = head[learnt[k]]
+        head[learnt[k]] = node
+    return cstart, clen, nxt, lbd, deleted, lits, used + size
+
+
+@numba.njit(cache=True)
+def _more_clauses(cstart, clen, nxt, lbd, deleted):
+    grown = 2 * cstart.shape[0]
+    more = np.full(2 * grown, -1, dtype=np.int64)
+    more[:nxt.shape[0]] = nxt
+    return _grow(cstart, grown), _grow(clen, grown), more, _grow(lbd, grown), _grow(deleted, grown)
+
+
+@numba.njit(cache=True)
+def _reduce(lbd, deleted, original, count):
+    """Delete the half of the learned clauses (those from ``original`` on, not yet deleted, with more than
+    two levels) that span the most decision levels (LBD, Audemard & Simon 2009); the oldest first among equals."""
+    candidates = np.empty(count - original, dtype=np.int64)
+    size = 0
+    for c in range(original, count):
+        if not deleted[c] and lbd[c] > 2:
+            candidates[size] = c
+            size += 1
+    keys = np.empty(size, dtype=np.int64)
+    for j in range(size):
+        keys[j] = -lbd[candidates[j]] * (count + 1) + candidates[j]
+    order = np.argsort(keys)
+    for j in range(size // 2):
+        deleted[candidates[order[j]]] = 1
+
+
+@numba.njit(cache=True)
+def _undo(trail, keep, size_trail, phase, assign, reason, heap, where, activity, heap_size):
+    """Unset the trail back to ``keep`` literals, saving each variable's phase and putting it back in the
+    heap. Returns (trail size, heap size)."""
+    while size_trail > keep:
+        size_trail -= 1
+        var = trail[size_trail] >> 1
+        phase[var] = trail[size_trail] & 1
+        assign[var] = UNSET
+        reason[var] = -1
+        if where[var] < 0:
+            heap[heap_size] = var
+            where[var] = heap_size
+            heap_size += 1
+            _heap_up(heap, where, activity, heap_size - 1)
+    return size_trail, heap_size
+
+
+@numba.njit(cache=True, nogil=True)
+def noise(count, key0, key1):
+    """``count`` floats in [0, 1) from Philox (key = the seed, counter = (i, 0, 0, TAG_CLAUSES))."""
+    out = np.empty(count, dtype=np.float64)
+    for i in range(count):
+        word = _philox(np.uint32(i), np.uint32(0), np.uint32(0), TAG_CLAUSES, key0, key1)[0]
+        out[i] = np.float64(word) / 4294967296.0
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def _luby(i):
+    """The Luby sequence, 1-based (as ``restarts.luby``)."""
+    while True:
+        k = 1
+        while (1 << k) - 1 < i:
+            k += 1
+        if i == (1 << k) - 1:
+            return 1 << (k - 1)
+        i -= (1 << (k - 1)) - 1
+
+
+CLAUSES = 64  # a feature bit (with consistency's, learning's and ordering's): this search instead of the restarts
+
+
+def learned_search(cand, order, limit, max_nodes, seed, time_limit, flag, features, watched):
+    """``count_solutions``' answer by CDCL: the root strengthened by ``features``' propagation, then ``cdcl``
+    on a worker thread (``watched``: ``restarts._watched``, so that a stop or the time limit is heard).
+    ``nodes`` are decisions; ``restarts`` the CDCL's restarts + 1. It does not resume: a later call with
+    ``first_restart`` starts again (``resume_at`` stays 0)."""
+    import time
+
+    from ... import rng
+    from .backtracking import ExactResult
+    from .board import _digits, tables
+    from .consistency import strengthened
+
+    peers, units, cell_units, full = tables(order)
+    cand = cand.copy()
+    key0, key1 = rng.split_seed(seed)
+    start = time.perf_counter()
+    answer = []
+    masks = np.zeros(cand.shape[0], dtype=np.uint64)
+
+    def work(halt):
+        if not strengthened(cand, peers, units, cell_units, full, features & ~CLAUSES, halt):
+            answer.extend((0, 0, 0, 0, COMPLETE))
+        elif not halt[0]:
+            answer.extend(cdcl(cand, units, limit, max_nodes, halt, noise(cand.shape[0] * units.shape[1], key0, key1),
+                               masks))
+
+    stopped, timed_out = watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit)
+    found, decisions, conflicts, restarts, outcome = answer if answer else (0, 0, 0, 0, STOPPED)
+    return ExactResult(solutions=int(found), solution=_digits(masks) if found else None, nodes=int(decisions),
+                       seconds=time.perf_counter() - start, gave_up=outcome != COMPLETE,
+                       interrupted=outcome == STOPPED and not timed_out, timed_out=outcome == STOPPED and timed_out,
+                       restarts=int(restarts) + 1, final_nodes=int(decisions), seed=seed)

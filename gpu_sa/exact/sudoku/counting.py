@@ -1,0 +1,204 @@
+"""The public entry points of the search: count one puzzle's solutions, or many puzzles' at once."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+
+import numpy as np
+
+from ... import stop
+from .backtracking import (COMPLETE, DEFAULT_MAX_NODES, DETERMINISTIC, NEVER, STOPPED, ExactResult, search_batch,
+                           search_core)
+from .board import (ZERO, ZERO32, _check_counts, _check_digits, _check_givens, _digits, initial_candidates,
+                    tables)
+from .propagation import Propagation
+from .clauses import CLAUSES, cdcl, learned_search, noise
+from .consistency import ALLDIFF, BOX_LINE, PROBE, strengthened
+from .learning import PHASE, WDEG, initial_weights
+from .ordering import DUAL
+from .restarts import DEFAULT_BASE_NODES, Learned, _restarted, _watched, available_cores
+
+ALL_FEATURES = BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL | CLAUSES
+# The seeded search's features per order, measured (bench/RESULTS.md, "the complete search learns"); an order
+# not listed gets DEFAULT_LARGE.
+DEFAULT_FEATURES = {2: 0, 3: 0, 4: 0}
+DEFAULT_LARGE = CLAUSES
+# The CDCL search's CNF is built only below this many literals (an empty 64x64 grid's would have 67 million:
+# half a gigabyte); above it, the restarts go on instead.
+CNF_LITERALS_LIMIT = 8_000_000
+
+
+def default_features(order: int) -> int:
+    return DEFAULT_FEATURES.get(order, DEFAULT_LARGE)
+
+
+@functools.cache
+def _loaded(entry: str) -> bool:
+    """Compile ``entry`` (or load it from numba's cache) once, on a 4x4 grid, so that no timing includes it."""
+    peers, units, cell_units, full = tables(2)
+    masks = np.zeros(16, dtype=np.uint64)
+    if entry == "search_core":
+        for root_at_fixpoint in (False, True):  # a blank grid is its own fixpoint
+            search_core(np.full(16, full), peers, units, cell_units, full, 1, 1, masks, ZERO, np.zeros(1, np.uint8),
+                        ZERO32, ZERO32, 0, np.full(1, NEVER, np.int64), root_at_fixpoint, 0, initial_weights(2),
+                        masks.copy(), masks.copy())
+        strengthened(np.full(16, full), peers, units, cell_units, full, ALL_FEATURES, np.zeros(1, np.uint8))
+        cdcl(np.full(16, full), units, 2, 100, np.zeros(1, np.uint8), noise(256, ZERO32, ZERO32), masks)
+    else:
+        empty = np.zeros((0, 16), dtype=np.int16)
+        search_batch(empty, peers, units, cell_units, full, 1, 0, np.zeros(1, np.uint8), np.zeros(0, np.int64),
+                     empty.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64))
+    return True
+
+
+def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFAULT_MAX_NODES,
+                    seed: int | None = None, threads: int | None = None, time_limit: float | None = None,
+                    base_nodes: int = DEFAULT_BASE_NODES, flag: np.ndarray | None = None,
+                    propagated: Propagation | None = None, first_restart: int = 0, features: int | None = None,
+                    learned: Learned | None = None) -> ExactResult:
+    """Solutions of the puzzle (0-based givens, -1 empty), counted up to ``limit``.
+
+    ``seed=None``: the seed's deterministic search. ``seed=S``: the seeded search with restarts
+    (Luby budgets x ``base_nodes``) on ``threads`` cores (default, and at most: all this process may use);
+    its answer and node counts depend on the seed only, not on ``threads`` or timing.
+    ``max_nodes`` bounds the branches over all restarts, ``time_limit`` (seconds) the wall
+    time; a stop request (``flag``, default ``gpu_sa.stop.FLAG``) ends the search within a
+    fraction of a second. Each of them gives ``gave_up`` (and ``timed_out``/``interrupted``).
+    ``propagated``: ``propagate(givens, order)``, when the caller has it already: the search
+    starts from its candidates instead of propagating again (the same root, so the same answer);
+    one that ended in a contradiction is not used (the search finds it again at once).
+    ``first_restart`` (seeded search): the restarts begin at this index, with its Luby budget, as if
+    those below it had run without deciding (a previous call's ``resume_at``); ``restarts`` and ``nodes``
+    then count this call's restarts only, and ``learned`` (a previous call's) is what it had learned by then.
+    ``features`` (seeded search): the propagation and learning the search uses, a sum of
+    ``consistency.BOX_LINE``, ``ALLDIFF``, ``PROBE`` and ``learning.WDEG``; default ``default_features(order)``
+    (measured per order, bench/RESULTS.md). Every one keeps the count exact.
+    """
+    givens = _check_givens(givens, order)
+    _check_counts(limit, max_nodes)
+    root = None
+    if propagated is not None and not propagated.contradiction:
+        root = np.ascontiguousarray(propagated.candidates, dtype=np.uint64)
+        if root.shape != givens.shape:
+            raise ValueError(f"propagated has {root.shape[0]} cells, the givens {givens.shape[0]}")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
+    flag = stop.FLAG if flag is None else flag
+    _loaded("search_core")
+    if seed is None:
+        return _deterministic(givens, order, int(limit), int(max_nodes), time_limit, flag, root)
+    if int(base_nodes) != base_nodes or base_nodes < 1:
+        raise ValueError(f"base_nodes must be a positive integer, got {base_nodes}")
+    if threads is not None and (int(threads) != threads or threads < 1):
+        raise ValueError(f"threads must be a positive integer, got {threads}")
+    if threads is not None:
+        threads = min(int(threads), available_cores())  # more threads than cores only wait (and cost memory)
+    if int(first_restart) != first_restart or first_restart < 0:
+        raise ValueError(f"first_restart must be a non-negative integer, got {first_restart}")
+    features = default_features(order) if features is None else int(features)
+    if features & ~ALL_FEATURES:
+        raise ValueError(f"features must be a sum of FEATURES' values, got {features}")
+    if features & CLAUSES:
+        return _dive_then_learn(givens, order, int(limit), int(max_nodes), int(seed), threads, time_limit,
+                                int(base_nodes), flag, root, int(first_restart), features)
+    return _restarted(givens, order, int(limit), int(max_nodes), int(seed), None if threads is None else int(threads),
+                      time_limit, int(base_nodes), flag, root, int(first_restart), features, learned)
+
+
+def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag, root, first_restart,
+                     features) -> ExactResult:
+    """CLAUSES: first the seed's deterministic search with a budget of one whole descent (the empty cells +
+    ``base_nodes``): a puzzle it fills without backtracking, an empty grid of any order among them, is answered
+    there without building a CNF; if it does not decide, the CDCL search (``clauses.learned_search``) with what is
+    left of the budgets, or the restarts when the CNF would be too large (``CNF_LITERALS_LIMIT``). A later call
+    with ``first_restart`` >= 1 (``resume_at`` of a call that gave up) skips the descent; the CDCL search starts
+    again from its root."""
+    start = time.perf_counter()
+    nodes = 0
+    if first_restart == 0:
+        dive = int(np.count_nonzero(givens < 0)) + base_nodes
+        first = _deterministic(givens, order, limit, min(max_nodes, dive), time_limit, flag, root)
+        if not first.gave_up or first.interrupted or first.timed_out or first.nodes >= max_nodes:
+            return dataclasses.replace(first, resume_at=1 if first.gave_up else 0, seed=seed)
+        nodes = first.nodes
+    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    if left is not None and left <= 0:
+        return ExactResult(solutions=0, solution=None, nodes=nodes, seconds=time.perf_counter() - start, gave_up=True,
+                           timed_out=True, restarts=1, seed=seed, resume_at=1)
+    cand = initial_candidates(givens, order) if root is None else root
+    if cnf_literals(cand, order) > CNF_LITERALS_LIMIT:
+        rest = _restarted(givens, order, limit, max_nodes - nodes, seed, threads, left, base_nodes, flag, root,
+                          max(first_restart, 1), features & ~CLAUSES)
+        return dataclasses.replace(rest, nodes=rest.nodes + nodes, seconds=time.perf_counter() - start,
+                                   restarts=rest.restarts + (first_restart == 0))
+    learned = learned_search(cand, order, limit, max_nodes - nodes, seed, left, flag, features, _watched)
+    return dataclasses.replace(learned, nodes=learned.nodes + nodes, seconds=time.perf_counter() - start,
+                               restarts=learned.restarts + (first_restart == 0), resume_at=1 if learned.gave_up else 0)
+
+
+def cnf_literals(cand, order: int) -> int:
+    """Literals of the CNF ``clauses`` would build from ``cand``: "exactly one" over each free cell's k digits
+    and each unit's digit's k places costs k + k (k - 1) literals."""
+    side = order * order
+    bits = ((cand[:, None] >> np.arange(side, dtype=np.uint64)) & np.uint64(1)).astype(np.int64)  # cells x digits
+    free = bits.sum(axis=1) > 1
+    per_cell = bits[free].sum(axis=1)
+    places = bits * free[:, None]
+    _, units, _, _ = tables(order)
+    per_unit = places[units].sum(axis=1).ravel()  # (units, digits)
+    return int((per_cell * per_cell).sum() + (per_unit * per_unit).sum())
+
+
+def _deterministic(givens, order, limit, max_nodes, time_limit, flag, root) -> ExactResult:
+    """The seed's search; ``root``: the givens' fixpoint (``propagate``'s candidates), or None."""
+    peers, units, cell_units, full = tables(order)
+    cand = initial_candidates(givens, order) if root is None else root
+    masks = np.zeros(cand.shape[0], dtype=np.uint64)
+    answer = []
+
+    def work(halt):
+        answer.extend(search_core(cand, peers, units, cell_units, full, limit, max_nodes, masks, ZERO, halt,
+                                  np.uint32(0), np.uint32(0), DETERMINISTIC, np.full(1, NEVER, np.int64),
+                                  root is not None, 0, initial_weights(order), masks.copy(), masks.copy()))
+
+    start = time.perf_counter()
+    _, timed_out = _watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit)
+    seconds = time.perf_counter() - start
+    found, nodes, outcome = answer
+    return ExactResult(solutions=int(found), solution=_digits(masks) if found else None, nodes=int(nodes),
+                       seconds=seconds, gave_up=outcome != COMPLETE, interrupted=outcome == STOPPED and not timed_out,
+                       timed_out=outcome == STOPPED and timed_out, restarts=1, final_nodes=int(nodes))
+
+
+def count_many(givens, order: int, *, limit: int = 2, max_nodes: int = DEFAULT_MAX_NODES,
+               flag: np.ndarray | None = None) -> list[ExactResult]:
+    """The deterministic ``count_solutions`` for every row of ``givens`` (puzzles x cells), one compiled call.
+
+    ``seconds`` of each result is the batch's time divided evenly (one call cannot time its
+    puzzles apart without slowing them). A stop request (``flag``, default ``gpu_sa.stop.FLAG``)
+    ends the batch: the puzzles it did not finish come back ``interrupted``.
+    """
+    _check_counts(limit, max_nodes)
+    givens = np.asarray(givens)
+    if givens.ndim != 2:
+        raise ValueError(f"givens must be puzzles x cells, got shape {givens.shape}")
+    if givens.shape[0]:
+        _check_givens(givens[0], order)  # the order and the row length
+        _check_digits(givens, order * order)
+    givens = np.ascontiguousarray(givens, dtype=np.int16)
+    peers, units, cell_units, full = tables(order)
+    flag = stop.FLAG if flag is None else flag
+    count = givens.shape[0]
+    counts = np.zeros(count, dtype=np.int64)
+    nodes = np.zeros(count, dtype=np.int64)
+    outcome = np.zeros(count, dtype=np.int64)
+    solutions = np.empty_like(givens)
+    _loaded("search_batch")
+    start = time.perf_counter()
+    _watched(lambda halt: search_batch(givens, peers, units, cell_units, full, int(limit), int(max_nodes), halt,
+                                       counts, solutions, nodes, outcome), flag=flag, deadline=None)
+    seconds = (time.perf_counter() - start) / max(count, 1)
+    return [ExactResult(solutions=int(counts[i]), solution=solutions[i] if counts[i] else None, nodes=int(nodes[i]),
+                        seconds=seconds, gave_up=outcome[i] != COMPLETE, interrupted=outcome[i] == STOPPED,
+                        final_nodes=int(nodes[i])) for i in range(count)]

@@ -1,0 +1,134 @@
+"""The seeded search's stronger propagation and learning (gpu_sa.exact.sudoku: consistency, learning,
+ordering.DUAL, clauses): still complete and exact, still a function of the seed alone."""
+import json
+
+import numpy as np
+import pytest
+
+from conftest import DATA, run_cli
+from gpu_sa.exact import sudoku as exact
+from gpu_sa.exact.sudoku import counting
+from gpu_sa.exact.sudoku.clauses import CLAUSES
+from gpu_sa.exact.sudoku.consistency import ALLDIFF, BOX_LINE, PROBE
+from gpu_sa.exact.sudoku.learning import PHASE, WDEG
+from gpu_sa.exact.sudoku.ordering import DUAL
+from gpu_sa.puzzles.sudoku import parse
+from gpu_sa.puzzles.sudoku.formats import write
+from test_exact import _cases
+
+HARD = parse((DATA / "sudoku_samples.txt").read_text())[25]  # one of the forum's hardest
+FEATURE_SETS = {"clauses": CLAUSES, "propagation": BOX_LINE | ALLDIFF | PROBE, "learning": WDEG | PHASE | DUAL,
+                "everything": BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL}
+
+
+@pytest.mark.parametrize("name", FEATURE_SETS)
+def test_counts_equal_the_deterministic_counts(name):
+    """0, 1 and several solutions (limit 5) on 4x4, 9x9 and 16x16 cases: each feature keeps the count a proof."""
+    counts = set()
+    for order, count in ((2, 24), (3, 18), (4, 6)):
+        for givens in _cases(order, count, seed=order):
+            reference = exact.count_solutions(givens, order, limit=5)
+            answer = exact.count_solutions(givens, order, limit=5, seed=11, base_nodes=2, features=FEATURE_SETS[name])
+            assert not answer.gave_up and answer.solutions == reference.solutions, (name, givens)
+            if answer.solutions:
+                assert parse(write(givens, order, "numbers"))[0].check(answer.solution) == []
+            counts.add(min(answer.solutions, 2))
+    assert counts == {0, 1, 2}
+
+
+@pytest.mark.parametrize("name", ["learning", "clauses"])
+def test_the_answer_depends_on_the_seed_only(name):
+    """Learning carried across restarts (weights, phases: restart i learns from restarts up to i - LAG) gives the
+    same restarts, nodes and solution on 1, 2 or 3 threads."""
+    features = FEATURE_SETS[name]
+    runs = [exact.count_solutions(HARD.givens, 3, limit=2, seed=5, threads=threads, base_nodes=3, features=features)
+            for threads in (1, 2, 3, 1)]
+    first = runs[0]
+    assert first.solutions == 1 and not first.gave_up and first.nodes > 0
+    if name == "learning":
+        assert first.restarts > 2
+    for run in runs[1:]:
+        assert (run.solutions, run.nodes, run.final_nodes, run.restarts) == \
+               (first.solutions, first.nodes, first.final_nodes, first.restarts)
+        assert np.array_equal(run.solution, first.solution)
+
+
+def test_a_search_resumed_with_what_it_learned_is_the_search_in_one_call():
+    features = WDEG | PHASE
+    whole = exact.count_solutions(HARD.givens, 3, limit=1, seed=5, base_nodes=3, threads=2, features=features)
+    assert whole.restarts > 5 and not whole.gave_up
+    first = exact.count_solutions(HARD.givens, 3, limit=1, seed=5, base_nodes=3, max_nodes=15, features=features)
+    assert first.gave_up and first.resume_at == 4 and first.learned is not None
+    rest = exact.count_solutions(HARD.givens, 3, limit=1, seed=5, base_nodes=3, threads=2, features=features,
+                                 first_restart=first.resume_at, learned=first.learned)
+    assert rest.restarts == whole.restarts - 4 and rest.final_nodes == whole.final_nodes
+    assert np.array_equal(rest.solution, whole.solution)
+
+
+def test_probing_and_alldifferent_prove_a_contradiction_the_rules_miss():
+    """A puzzle with one wrong given that the seed's rules do not refute: the strengthened root does, or the search
+    does; either way 0 solutions, proven."""
+    puzzle = parse((DATA / "seed_puzzles.txt").read_text())[1]
+    solution = puzzle.count_solutions(limit=1).solution
+    for cell in np.flatnonzero(puzzle.givens < 0):
+        givens = puzzle.givens.copy()
+        givens[cell] = (int(solution[cell]) + 1) % 9
+        if exact.propagate(givens, 3).contradiction:
+            continue
+        for features in (ALLDIFF | PROBE, CLAUSES, BOX_LINE | WDEG | DUAL):
+            answer = exact.count_solutions(givens, 3, limit=2, seed=1, features=features)
+            assert answer.solutions == 0 and not answer.gave_up
+        return
+    pytest.fail("no wrong given survives propagation")
+
+
+def test_the_default_features_by_order():
+    assert [counting.default_features(order) for order in (2, 3, 4)] == [0, 0, 0]
+    assert all(counting.default_features(order) & CLAUSES for order in (5, 6, 7, 8))
+    with pytest.raises(ValueError, match="features"):
+        exact.count_solutions(HARD.givens, 3, seed=1, features=1 << 20)
+
+
+@pytest.mark.parametrize("order", [5, 6, 7, 8])
+def test_an_empty_grid_is_filled_without_a_cnf(order):
+    """The learning search first runs one descent of the seed's search: an empty grid (every order) is filled
+    there, without backtracking, without building a CNF (an empty 64x64's would have 67 million literals)."""
+    empty = np.full(order ** 4, -1, dtype=np.int16)
+    assert counting.cnf_literals(exact.initial_candidates(empty, order), order) == 4 * order ** 8
+    answer = exact.count_solutions(empty, order, limit=1, seed=1)
+    assert answer.solutions == 1 and not answer.gave_up and answer.restarts == 1 and answer.nodes < order ** 4
+    assert parse(write(np.full(order ** 4, -1), order, "numbers"))[0].check(answer.solution) == []
+
+
+def test_a_time_limit_is_not_cut_by_the_default_node_cap(monkeypatch):
+    seen = {}
+
+    def spy(*args, **options):
+        seen.update(options)
+        return original(*args, **options)
+
+    original = exact.count_solutions
+    monkeypatch.setattr(exact, "count_solutions", spy)
+    HARD.count_solutions(limit=1, seed=1, time_limit=5)
+    assert seen["max_nodes"] == exact.NO_NODE_LIMIT
+    HARD.count_solutions(limit=1, seed=1)
+    assert seen["max_nodes"] == exact.DEFAULT_MAX_NODES
+
+
+def test_a_node_cap_is_reported_as_max_nodes_not_time_limit():
+    from gpu_sa.apps import solve as app
+
+    answer = app.exact(HARD, method="exact", check_unique=False, options={"max_nodes": 1})
+    assert not answer.solved and answer.stopped == "max_nodes" and answer.record["stopped"] == "max_nodes"
+    assert "node limit" in answer.text
+
+
+def test_threads_beyond_the_cores_are_capped_with_a_note(tmp_path):
+    path = tmp_path / "hard.txt"
+    path.write_text(write(HARD.givens, 3, "line") + "\n")
+    done = run_cli("exact", path, "--seed", "1", "--threads", "1000", "--time-limit", "5", "--json")
+    assert done.returncode == 0, done.stderr
+    assert "--threads 1000 is more than the" in done.stderr
+    assert json.loads(done.stdout)["solutions"] == 1
+    answer = exact.count_solutions(HARD.givens, 3, seed=1, threads=1000)
+    assert answer.solutions == 1 and not answer.gave_up
