@@ -91,7 +91,9 @@ LLOYD_AMOS = SHARED_DATA / "sudoku" / "lloyd_amos"
 DATA_LARGE = ROOT / "bench" / "data"  # sudoku36_45/, sudoku49_40/, sudoku49_45/, sudoku49_50/
 DATA_36 = DATA_LARGE / "sudoku36_45"
 PERCENTAGES = (0, 35, 40, 45, 50, 60)
-SIDES = (16, 25, 36, 49)
+SIDES = (16, 25, 36, 49, 64)
+DATA_SUDOKU_LS = ROOT / "bench" / "data" / "sudoku_ls"  # INST_NxN/P/instNxN_P_I.txt (README there)
+SETS = ("lloyd-amos", "sudoku-ls")
 
 
 @dataclass(frozen=True)
@@ -170,25 +172,34 @@ class Method:
 # ----------------------------------------------------------------------------------------- instances
 
 def read_numbers(path: Path) -> tuple:
-    """The seed's numbers format: N lines of N whitespace-separated ints, 0 = empty (read here, not by
-    the product's parser, so that the validator's givens do not come from the code under test)."""
-    rows = tuple(tuple(int(v) for v in line.split()) for line in path.read_text().splitlines() if line.strip())
+    """The numbers format: N lines of N whitespace-separated ints, 0 = empty, or the ant colony's (the box side,
+    a line 1, then the grid with -1 = empty), read here, not by the product's parser, so that the validator's
+    givens do not come from the code under test."""
+    rows = [tuple(int(v) for v in line.split()) for line in path.read_text().splitlines() if line.strip()]
+    if len(rows) > 2 and len(rows[0]) == len(rows[1]) == 1:  # the ant colony's header
+        rows = [tuple(max(v, 0) for v in row) for row in rows[2:]]
+    rows = tuple(rows)
     side = len(rows)
     if side not in SIDES or any(len(row) != side for row in rows):
         raise ValueError(f"{path}: not a {side}x{side} grid of numbers")
     return rows
 
 
-def instances(sides, percentages, count, data: Path, data_large: Path) -> tuple[list[Instance], list[str]]:
+def instances(sides, percentages, count, data: Path, data_large: Path,
+              instance_set: str = "lloyd-amos") -> tuple[list[Instance], list[str]]:
     """The first ``count`` instances (by number) of every (side, percentage) cell; and notes on the
-    cells that have none. 16x16 and 25x25 come from ``data`` (Lloyd & Amos), the built sets from
-    ``data_large``/sudoku{side}_{percent}/ (only at their own percentages)."""
+    cells that have none. Set ``lloyd-amos``: 16x16 and 25x25 come from ``data`` (Lloyd & Amos), the built
+    sets from ``data_large``/sudoku{side}_{percent}/ (only at their own percentages). Set ``sudoku-ls``:
+    bench/data/sudoku_ls/INST_NxN/P/ (25x25 to 64x64 at 40, 50 and 60 %)."""
     found, notes = [], []
     for side in sides:
         for percent in percentages:
-            if side in BUILT and percent not in BUILT[side].percentages:
+            if instance_set == "sudoku-ls":
+                folder = DATA_SUDOKU_LS / f"INST_{side}x{side}" / str(percent)
+            elif side in BUILT and percent not in BUILT[side].percentages:
                 continue  # the built sets exist at their own percentages only, by design
-            folder = data_large / f"sudoku{side}_{percent}" if side in BUILT else data
+            else:
+                folder = data_large / f"sudoku{side}_{percent}" if side in BUILT else data
             pattern = re.compile(rf"inst{side}x{side}_{percent}_(\d+)\.txt$")
             paths = sorted((int(m.group(1)), p) for p in folder.glob(f"inst{side}x{side}_{percent}_*.txt")
                            if (m := pattern.search(p.name)))
@@ -267,7 +278,10 @@ def read_gpu_sa(stdout: str, side: int, kind: str) -> Claim:
     keys = ("cost", "chains", "moves", "trials", "stopped", "setup_seconds", "backend", "nodes", "gave_up",
             "restarts", "replicas")
     detail = {k: record[k] for k in keys if k in record}
-    grid = _grid([int(v) for v in solution.split()], side) if solved and solution else None
+    values = [int(v) for v in solution.split()] if solved and solution else []
+    if len(values) == side * side + 2:  # the ant colony's format (the input's) has two header lines
+        values = values[2:]
+    grid = _grid(values, side) if values else None
     return Claim(solved and grid is not None, grid, record.get("seconds"), detail)
 
 
@@ -487,6 +501,8 @@ def peer_paths(args) -> dict:
         paths["cadical"] = args.cadical
     if args.peer_acs is not None:
         paths["acs"] = args.peer_acs
+    if args.sudoku_ls is not None:
+        paths["sudoku-ls"] = args.sudoku_ls
     return paths
 
 
@@ -494,7 +510,7 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--budget", type=float, default=60.0,
                         help="seconds per instance and method, on the method's own clock (default 60)")
-    parser.add_argument("--sizes", default="16,25,36", help="grid sides among 16, 25, 36, 49 (default 16,25,36)")
+    parser.add_argument("--sizes", default="16,25,36", help="grid sides among 16, 25, 36, 49, 64 (default 16,25,36)")
     parser.add_argument("--percentages", default=",".join(map(str, PERCENTAGES)),
                         help="percentages of givens (default 0,35,40,45,50,60; 36x36 exists at 45 only, 49x49 at "
                              "40, 45 and 50)")
@@ -512,6 +528,11 @@ def parse_args(argv=None):
                         help="the ant-colony binary (sudoku_acs's sudokusolver): adds the 'acs' column")
     parser.add_argument("--cadical", type=Path, default=None, help="the CaDiCaL program (default: cadical on PATH)")
     parser.add_argument("--cpsat-workers", type=int, default=2, help="CP-SAT's num_workers (default 2)")
+    parser.add_argument("--sudoku-ls", type=Path, default=None,
+                        help="the Sudoku-LS program built by bench/peers/build_sudoku_ls.sh (default: $GPU_SA_SUDOKU_LS)")
+    parser.add_argument("--set", dest="instance_set", choices=SETS, default="lloyd-amos",
+                        help="lloyd-amos (default: 16x16 and 25x25 from ../shared/data, the 36x36 and 49x49 sets "
+                             "built here) or sudoku-ls (Sudoku-LS's own set, 25x25 to 64x64 at 40, 50, 60 %%)")
     parser.add_argument("--seed", type=int, default=1, help="seed of every gpu-sa solve run (default 1)")
     parser.add_argument("--backend", default="auto", help="gpu-sa solve --backend (default auto)")
     parser.add_argument("--grace", type=float, default=60.0,
@@ -551,13 +572,14 @@ def main(argv=None) -> int:
         paths = build_set(BUILT[args.build], args.data_large)
         print(f"wrote {len(paths)} instances to {args.data_large}", file=sys.stderr)
         return 0
-    if not args.data.is_dir() and {16, 25} & set(args.side_list):
+    if args.instance_set == "lloyd-amos" and not args.data.is_dir() and {16, 25} & set(args.side_list):
         raise SystemExit(f"large.py: error: {args.data}: no such directory (the Lloyd & Amos instances: --data)")
     settings = Settings(args.budget, args.grace, args.seed, args.backend, peer_paths(args), args.cpsat_workers)
     for method in methods:
         if method.kind == "peer" and (why := method.peer.unavailable(settings)) is not None:
             raise SystemExit(f"large.py: error: peer {method.name}: {why}")
-    chosen, notes = instances(args.side_list, args.percent_list, args.instances, args.data, args.data_large)
+    chosen, notes = instances(args.side_list, args.percent_list, args.instances, args.data, args.data_large,
+                              args.instance_set)
     info = environment()
     for method in methods:
         if method.kind == "peer" and method.name in settings.peer_paths:

@@ -15,6 +15,13 @@ add one ``Peer`` to ``PEERS``.
 - ``cpsat``: OR-Tools CP-SAT (PyPI ``ortools``, the ``bench`` extra) through bench/peer_cpsat.py: one
   AllDifferent per unit, ``max_time_in_seconds`` BUDGET, ``random_seed`` S, ``--cpsat-workers`` workers
   (default 2). Its clock: the solver's wall time (model building excluded).
+- ``sudoku-ls``: Sudoku-LS (``Ailuras/AllDIff-LS``, 2025), the local search that owned large Sudoku, built
+  outside the repository by bench/peers/build_sudoku_ls.sh (``--sudoku-ls PATH`` or GPU_SA_SUDOKU_LS):
+  ``PATH F SEED BUDGET 1`` on the instance in the ant colony's format (the order, 1, the grid with -1 empty).
+  Its clock: its process CPU time from after reading the file and its simplification rules (naked and hidden
+  singles) to the answer, in nanoseconds (the build script's only change besides printing the time beside
+  the grid: its own clock counted 10 ms ticks). It is one thread; it checks its time limit only between its
+  tabu searches, so it may overrun the budget (an answer past it counts as over budget).
 """
 from __future__ import annotations
 
@@ -216,15 +223,41 @@ def _cpsat_unavailable(settings):
         "OR-Tools is not installed: pip install -e '.[bench]' (or pip install ortools)"
 
 
+# ------------------------------------------------------------------------------------------ Sudoku-LS
+
+def read_sudoku_ls(stdout: str, givens) -> Claim:
+    """Sudoku-LS built by bench/peers/build_sudoku_ls.sh, display 1: 'FILE find answer: T' then the grid (N lines
+    of N tab-separated digits); on failure only 'current min clash length: K'."""
+    found = re.search(r"find answer:\s*([0-9.eE+-]+)", stdout)
+    if not found:
+        clashes = re.search(r"current min clash length:\s*(\d+)", stdout)
+        return Claim(False, None, None, {"peer_clashes": int(clashes.group(1))} if clashes else {})
+    side = len(givens)
+    rows = [line.split() for line in stdout[found.end():].splitlines()]
+    rows = [row for row in rows if len(row) == side and all(token.lstrip("-").isdigit() for token in row)]
+    return Claim(True, _grid([int(v) for row in rows[:side] for v in row], side), float(found.group(1)))
+
+
+def _sudoku_ls_argv(path, settings):
+    return [str(settings.peer_paths["sudoku-ls"]), str(path), str(settings.seed), f"{settings.budget:g}", "1"]
+
+
+def _sudoku_ls_unavailable(settings):
+    path = settings.peer_paths.get("sudoku-ls")
+    return None if path and os.access(path, os.X_OK) else \
+        "Sudoku-LS not found: build it with bench/peers/build_sudoku_ls.sh, then --sudoku-ls PATH"
+
+
 PEERS = {
     "acs": Peer("acs", ".acs", acs_text, _acs_argv, read_acs, _acs_unavailable, max_side=30,
                 too_large=("the ant colony reads value v as the character 'a' + v - 1, which overflows above "
                            "{max_side} (sudoku_acs src/solvermain.cpp ReadFile): {side}x{side} is left out")),
     "cadical": Peer("cadical", ".cnf", cnf_text, _cadical_argv, read_dimacs_model, _cadical_unavailable),
     "cpsat": Peer("cpsat", ".txt", numbers_text, _cpsat_argv, read_cpsat, _cpsat_unavailable),
+    "sudoku-ls": Peer("sudoku-ls", ".txt", acs_text, _sudoku_ls_argv, read_sudoku_ls, _sudoku_ls_unavailable),
 }
 
 
 def default_paths() -> dict:
     """Where each peer's program is found when no option names it."""
-    return {"cadical": shutil.which("cadical")}
+    return {"cadical": shutil.which("cadical"), "sudoku-ls": os.environ.get("GPU_SA_SUDOKU_LS")}
