@@ -15,8 +15,24 @@ rounds' searches together are one seeded search cut into pieces, not the same re
 stops at the first verified solution. Budgets are counted in branches and moves, never in seconds,
 so which method answers, and the answer, depend on the seed alone; a time limit only decides whether
 there is an answer. The search is complete: a round where it ends without giving up proves the count
-(no solution: "no solution"). Propagation alone (the seed-002 rules to a fixpoint) answers first when
+(no solution: "no solution"). Propagation alone (the three rules to a fixpoint) answers first when
 it solves the puzzle or finds a contradiction.
+
+From 36x36 (LOCAL_SEARCH_ORDER) up the local search of move ``tabu`` is the faster method by far (issue 23,
+bench/RESULTS.md: 36x36 and 49x49 at 40 %, a few times to tens of times the search's speed, and the search
+solved none of 49x49), so there ``auto`` runs it as ONE long annealing run of the chains (they are never
+restarted: a tabu search's progress is its chains' state) and gives the complete search its slices in between,
+still by counts, never by seconds:
+
+    slice 0, before any move:  the search, at most max(free cells, 1024) branches: a grid the search fills
+                               without backtracking (an empty grid) is answered at once
+    slice k >= 1:              once the chains have made FIRST_SLICE_MOVES x 2^(k-1) moves each, the search goes
+                               on for that many moves >> NODES_PER_MOVE_SHIFT branches (about an eighth of the
+                               chains' time on the CPU)
+
+A slice runs at the first chunk boundary past its move count; the answer is the earlier of the two in that
+order of counts: the local search's, when its chain solved at or before a slice's move count, else the slice's.
+So the answer still depends on the seed alone, and the search, given its slices, still proves "no solution".
 """
 from __future__ import annotations
 
@@ -38,6 +54,15 @@ EXACT_NODES = 20_000  # the first round's branches: about 50 ms at 25x25 on 2 co
 PROPOSALS_PER_NODE = 8
 CPU_CHAINS = 16  # few chains, so that a round's proposals still cool each chain over many plateaus
 MAX_ROUNDS = 40
+ROUNDS_MOVE = "swap"  # the annealing rounds' move below LOCAL_SEARCH_ORDER (what those rounds were measured with)
+LOCAL_SEARCH_ORDER = 6  # from 36x36 up: the local search with the search in slices (module docstring)
+LOCAL_SEARCH_MOVE = "tabu"
+FIRST_SLICE_MOVES = 1 << 15  # slice 1 after 32,768 moves per chain (about 30 ms at 36x36 on the CPU)
+# a slice's branches = its moves per chain >> 5: the search's branches cost 4-10 times a move at 36x36 to
+# 64x64 (about 200,000 branches/s against 1.2 million moves/s per chain, bench/RESULTS.md), so a slice takes
+# about an eighth of the time the chains took to earn it
+NODES_PER_MOVE_SHIFT = 5
+FIRST_SLICE_NODES = 1024  # slice 0's branches at least (and at least the free cells: one descent)
 
 
 @dataclass(frozen=True)
@@ -79,6 +104,9 @@ def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progres
         return work.answer(False, None, "propagation", "contradiction")
     if found.free == 0:
         return work.answer(True, _checked(puzzle, found.values), "propagation", "solved")
+    if anneal and puzzle.order >= LOCAL_SEARCH_ORDER:
+        return _local_search(puzzle, work, found, seed=seed, backend=backend, chains=chains, time_limit=time_limit,
+                             threads=threads, progress=progress)
     next_restart = 0  # each round's search goes on from the restarts the last one did not finish
     for round_index in range(MAX_ROUNDS if anneal else 1):
         work.rounds = round_index + 1
@@ -103,19 +131,100 @@ def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progres
         left = work.time_left(time_limit)
         if left is not None and left <= 0:
             return work.answer(False, None, "none", "time_limit")
-        move = puzzle.move()
+        move = puzzle.move(ROUNDS_MOVE)
         rows = chains or (backend.default_chains(move) if backend.name == "cuda" else CPU_CHAINS)
         budget = max(move.plateau_length, PROPOSALS_PER_NODE * (EXACT_NODES << round_index) // rows)
         # the size's default cooling, compressed into this round's moves
         law = dataclasses.replace(runner.default_schedule(move), n_plateaus=max(1, budget // move.plateau_length))
-        result = runner.anneal(puzzle, backend=backend, chains=rows, seed=seed, schedule=law, trials=1,
-                               chain_base=round_index * rows, time_limit=left, progress=progress)
+        result = runner.anneal(puzzle, move=ROUNDS_MOVE, backend=backend, chains=rows, seed=seed, schedule=law,
+                               trials=1, chain_base=round_index * rows, time_limit=left, progress=progress)
         work.add_round(result)
         if result.solved:
             return work.answer(True, result.solution, "anneal", "solved")
         if result.stopped == "interrupted":
             return work.answer(False, None, "none", "interrupted")
     return work.answer(False, None, "none", "rounds")
+
+
+class _Slices:
+    """The complete search's slices between the local search's moves (module docstring), one seeded search cut
+    into pieces: each slice goes on from the restart where the last one stopped."""
+
+    def __init__(self, puzzle, work, found, *, seed, threads, time_limit):
+        self.puzzle, self.work, self.found = puzzle, work, found
+        self.seed, self.threads, self.time_limit = seed, threads, time_limit
+        self.index, self.next_restart = 0, 0
+        self.answer: Answer | None = None  # once a slice has answered (solved, no solution) or been stopped
+
+    def at(self, index):
+        """(moves per chain before slice ``index``, its branches)."""
+        if index == 0:
+            return 0, max(int(self.found.free), FIRST_SLICE_NODES)
+        moves = FIRST_SLICE_MOVES << (index - 1)
+        return moves, moves >> NODES_PER_MOVE_SHIFT
+
+    def run_until(self, moves):
+        """Every slice due at or before ``moves`` moves per chain, in order, until one answers."""
+        while self.answer is None and self.at(self.index)[0] <= moves:
+            self._run(self.at(self.index)[1])
+            self.index += 1
+        return self.answer
+
+    def _run(self, nodes):
+        work = self.work
+        left = work.time_left(self.time_limit)
+        if left is not None and left <= 0:
+            return
+        search = exact.count_solutions(self.puzzle.givens, self.puzzle.order, limit=1, seed=self.seed,
+                                       threads=self.threads, max_nodes=nodes, time_limit=left, propagated=self.found,
+                                       first_restart=self.next_restart)
+        self.next_restart = search.resume_at
+        work.rounds += 1
+        work.nodes += search.nodes
+        work.restarts += search.restarts
+        if search.solutions:
+            self.answer = work.answer(True, _checked(self.puzzle, search.solution), "exact", "solved")
+        elif not search.gave_up:
+            self.answer = work.answer(False, None, "exact", "no_solution")
+        elif search.interrupted or stop_module.requested():
+            self.answer = work.answer(False, None, "none", "interrupted")
+
+
+def _local_search(puzzle, work, found, *, seed, backend, chains, time_limit, threads, progress) -> Answer:
+    """From LOCAL_SEARCH_ORDER up: one long run of the local search's chains, the search in slices between."""
+    slices = _Slices(puzzle, work, found, seed=seed, threads=threads, time_limit=time_limit)
+    if slices.run_until(0) is not None:
+        return slices.answer
+    move = puzzle.move(LOCAL_SEARCH_MOVE)
+    rows = chains or backend.default_chains(move)
+
+    def between_chunks(record):
+        if progress is not None:
+            progress(record)
+        if record.best_cost > 0:  # solved in this chunk: the slices due before the solving move come after
+            slices.run_until(record.moves)
+
+    left = work.time_left(time_limit)
+    if left is not None and left <= 0:
+        return work.answer(False, None, "none", "time_limit")
+    result = runner.anneal(puzzle, move=LOCAL_SEARCH_MOVE, backend=backend, chains=rows, seed=seed, trials=1,
+                           time_limit=left, progress=between_chunks, stop_when=lambda: slices.answer is not None)
+    work.add_round(result)
+    if result.solved:
+        # a slice due before the move at which the chain solved would have answered first
+        if slices.run_until(result.chain_moves - 1) is not None and slices.answer.solved:
+            return slices.answer
+        return work.answer(True, result.solution, "anneal", "solved")
+    if slices.answer is not None:
+        return slices.answer
+    if result.stopped in ("interrupted", "time_limit"):
+        return work.answer(False, None, "none", result.stopped)
+    # the chains' trial ended unsolved (its schedule ran out): the search alone goes on, slice after slice
+    while slices.run_until(slices.at(slices.index)[0]) is None:
+        left = work.time_left(time_limit)
+        if left is not None and left <= 0:
+            return work.answer(False, None, "none", "time_limit")
+    return slices.answer
 
 
 WARM_UP_RUNS = 3  # timed-path runs per order before the clock (bench/RESULTS.md, "easy cells")

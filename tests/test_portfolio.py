@@ -112,3 +112,73 @@ def test_an_empty_grid_is_answered_by_the_first_search_round(order):
     answer = portfolio.solve(puzzle, seed=1, backend="cpu")
     assert answer.solved and answer.method == "exact" and answer.rounds == 1 and answer.moves == 0
     assert answer.nodes < order ** 4 and not puzzle.check(answer.solution)
+
+
+# Issue 23: from LOCAL_SEARCH_ORDER up, one long run of move tabu's chains with the search in slices between.
+# The 9x9 cases below lower LOCAL_SEARCH_ORDER to 3 so that the rules are checked in milliseconds.
+
+def test_from_the_local_search_order_the_chains_answer_and_replay(monkeypatch):
+    monkeypatch.setattr(portfolio, "LOCAL_SEARCH_ORDER", 3)
+    search = portfolio.exact.count_solutions
+    monkeypatch.setattr(portfolio.exact, "count_solutions", lambda *a, **o: search(*a, **{**o, "max_nodes": 1}))
+    puzzle = gpu_sa.parse(PUZZLES["order3_hard"])[0]
+    first = portfolio.solve(puzzle, seed=5, backend="cpu")
+    again = portfolio.solve(puzzle, seed=5, backend="cpu")
+    assert first.solved and first.method == "anneal" and not puzzle.check(first.solution)
+    assert first.anneal.chains == 2 * 1 or first.anneal.chains == gpu_sa.backends.CpuBackend().cores()
+    assert (first.anneal.chain, first.anneal.chain_moves) == (again.anneal.chain, again.anneal.chain_moves)
+    np.testing.assert_array_equal(first.solution, again.solution)
+
+
+def test_the_slices_run_at_their_move_counts_and_a_solving_slice_answers(monkeypatch):
+    monkeypatch.setattr(portfolio, "LOCAL_SEARCH_ORDER", 3)
+    monkeypatch.setattr(portfolio, "FIRST_SLICE_MOVES", 4)
+    monkeypatch.setattr(portfolio, "NODES_PER_MOVE_SHIFT", 0)
+    seen = []  # (moves per chain the chains had made, the slice's branches)
+    moves = [0]
+    search = portfolio.exact.count_solutions
+
+    def recorded(*args, **options):
+        seen.append((moves[0], options["max_nodes"]))
+        return search(*args, **options)
+
+    monkeypatch.setattr(portfolio.exact, "count_solutions", recorded)
+    monkeypatch.setattr(portfolio, "_warmed", {("x",)})  # no warm-up searches in the record
+    monkeypatch.setattr(portfolio, "_warm_up", lambda puzzle, backend: None)
+    puzzle = gpu_sa.parse(PUZZLES["order3_hard"])[0]
+    answer = portfolio.solve(puzzle, seed=3, backend="cpu", progress=lambda record: moves.__setitem__(0, record.moves))
+    assert answer.solved and not puzzle.check(answer.solution)
+    free = int((portfolio.exact.propagate(puzzle.givens, 3).values < 0).sum())
+    assert seen[0] == (0, max(free, portfolio.FIRST_SLICE_NODES))  # slice 0, before any move
+    for index, (made, nodes) in enumerate(seen[1:], start=1):
+        due = 4 << (index - 1)
+        assert nodes == due and made >= due  # slice k once the chains made its moves, that many branches
+    if answer.method == "exact":
+        assert answer.rounds == len(seen)
+    else:  # the chains solved before the next slice was due
+        assert answer.anneal.chain_moves <= 4 << (len(seen) - 1)
+
+
+def test_no_solution_is_still_proven_at_the_local_search_orders(monkeypatch):
+    monkeypatch.setattr(portfolio, "LOCAL_SEARCH_ORDER", 3)
+    puzzle = gpu_sa.parse((DATA / "seed_puzzles.txt").read_text())[1]
+    solution = puzzle.count_solutions(limit=1).solution
+    for cell in np.flatnonzero(puzzle.givens < 0):
+        givens = puzzle.givens.copy()
+        givens[cell] = (int(solution[cell]) + 1) % 9
+        wrong = gpu_sa.parse(puzzle.write(givens, "line"))[0]
+        if not wrong.contradicts():
+            answer = portfolio.solve(wrong, seed=1, backend="cpu")
+            assert not answer.solved and answer.method == "exact" and answer.stopped == "no_solution"
+            return
+    pytest.fail("no contradiction needing search was found")
+
+
+def test_a_36x36_near_the_phase_transition_is_answered_by_the_local_search():
+    """Sudoku-LS's 36x36 at 40 % givens, instance 1: the search's first slices cannot answer it, the chains do
+    (in about 0.1 s on two cores)."""
+    puzzle = gpu_sa.parse((ROOT / "bench" / "data" / "sudoku_ls" / "INST_36x36" / "40" /
+                           "inst36x36_40_1.txt").read_text())[0]
+    answer = portfolio.solve(puzzle, seed=1, backend="cpu", time_limit=60)
+    assert answer.solved and answer.method == "anneal" and not puzzle.check(answer.solution)
+    assert answer.anneal.chains == gpu_sa.backends.CpuBackend().cores()

@@ -81,7 +81,7 @@ TENURE_Q8 = 154  # 0.6 x 256, rounded
 FLAG_MOVES = 100
 # Its default schedule (t0, t_end, plateaus): a constant temperature for the normal mode's Metropolis test, over a
 # trial long enough that restarts are rare (bench/RESULTS.md, "move tabu: sweeps")
-SCHEDULE = (0.3, 0.3, 1_000_000)
+SCHEDULE = (0.15, 0.15, 1_000_000)
 
 
 class TabuTables(NamedTuple):
