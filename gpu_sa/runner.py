@@ -45,7 +45,7 @@ from . import schedule as schedule_module
 from . import stop as stop_module
 from .exchange import exchange_table
 from .kernels import NO_EXCHANGE, Chains, Chunk
-from .moves import AnnealMove, ChainState, stack_moves, state_bytes
+from .moves import AnnealMove, ChainState, stack_moves, state_arrays, state_bytes
 # The default laws live with the laws, below both the backends and this module; their names stay here too.
 from .schedule import (DEFAULT_PLATEAUS, DEFAULT_T0, DEFAULT_T_END, default_ladder,  # noqa: F401
                        default_schedule, sirdey_schedule)
@@ -359,10 +359,8 @@ class _Batch:
         backend = self.backend
         setup_start = time.perf_counter()
         self._restack()
-        rows = self.rows * len(self.slots)
-        with limits.doing(f"setting up the chains' state ({rows:,} chains, "
-                          f"{limits.format_bytes(state_bytes(self.move, rows))}; fewer --chains take less)"):
-            self.state = backend.allocate(self.move, rows)
+        with self._setting_up():
+            self.state = backend.allocate(self.move, self.rows * len(self.slots))
             starting = [True] * len(self.slots)
             ready = backend.init(self.state, self.move, self.chains_for(starting), halted=self._halted)
         if not ready:
@@ -378,10 +376,27 @@ class _Batch:
             starting = self._next_round()
             if not any(starting):
                 break
+            if not self._state_fits():
+                with self._setting_up():
+                    self.state = backend.allocate(self.move, self.rows * len(self.slots))
             if not backend.init(self.state, self.move, self.chains_for(starting), halted=self._halted):
                 yield from self._abandon(starting)
                 return
         yield from self._emit()
+
+    def _setting_up(self):
+        """The set-up step's context (what ``limits`` names if memory runs out), for the stacked tables."""
+        rows = self.rows * len(self.slots)
+        return limits.doing(f"setting up the chains' state ({rows:,} chains, "
+                            f"{limits.format_bytes(state_bytes(self.move, rows))}; fewer --chains take less)")
+
+    def _state_fits(self) -> bool:
+        """Whether the allocated state has the shapes the restacked tables want. A move whose state widths follow
+        the puzzle (``tabu``: the batch's most free cells) needs a wider state when a puzzle with more free cells
+        takes a slot; every slot starts afresh at a round's end, so the state is then simply allocated again."""
+        rows = self.rows * len(self.slots)
+        return all(tuple(getattr(self.state, name).shape) == shape and getattr(self.state, name).dtype == dtype
+                   for name, shape, dtype in state_arrays(self.move, rows))
 
     def _halted(self) -> bool:
         """A stop request (the process's flag, or ``stop_when``): asked between pieces of the chains' set-up."""

@@ -29,6 +29,20 @@ def test_a_batch_reports_what_each_puzzle_reports_alone():
     assert any(k[5] > 1 for k in alone), "no puzzle needed a second trial: the refill path went untested"
 
 
+@pytest.mark.parametrize("backend", ["numpy", "cpu"])
+def test_a_puzzle_wider_than_the_batch_so_far_gets_a_wider_state(backend):
+    """Move tabu's state widths follow the batch's most free cells: a puzzle taking a freed slot with more free
+    cells than any before must get a state that wide (it once overran the old one: a wrong grid on cpu)."""
+    puzzles = [p for line in SAMPLES[7:12] for p in gpu_sa.parse(line)]
+    puzzles.sort(key=lambda p: int(np.count_nonzero(p.propagation[0] < 0)))
+    widths = [int(np.count_nonzero(p.propagation[0] < 0)) for p in puzzles]
+    assert widths[2] > max(widths[:2]), "the samples no longer grow in free cells: the wider refill goes untested"
+    options = dict(backend=backend, move="tabu", chains=4, seed=3, chunk_moves=500, max_moves=1500, trials=2)
+    alone = [_key(r) for r in runner.anneal_many(puzzles, batch=1, **options)]
+    together = [_key(r) for r in runner.anneal_many(puzzles, batch=2, **options)]
+    assert together == alone
+
+
 def test_propagation_alone_solves_with_zero_moves():
     easy = gpu_sa.parse((ROOT / "examples" / "seed_easy.txt").read_text())[0]
     result = gpu_sa.anneal(easy, backend="cpu", chains=8, seed=1)
