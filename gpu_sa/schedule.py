@@ -273,9 +273,15 @@ def default_schedule(anneal_move):
     return geometric(t0=t0, t_end=t_end, plateaus=plateaus, plateau_length=anneal_move.plateau_length)
 
 
+CONSTANT_LADDER_SPAN = 4.0
+
+
 def default_ladder(anneal_move, replicas: int):
-    """Replica exchange's default: the default schedule's end and start temperatures as the ladder."""
+    """Replica exchange's default: the default schedule's end and start temperatures as the ladder; a move
+    whose default is one constant temperature (``tabu``) gets the ladder from it to CONSTANT_LADDER_SPAN times it."""
     t0, t_end, plateaus = anneal_move.schedule_defaults or (DEFAULT_T0, DEFAULT_T_END, DEFAULT_PLATEAUS)
+    if t0 <= t_end:
+        t0 = t_end * CONSTANT_LADDER_SPAN
     return ladder(t_low=t_end, t_high=t0, replicas=replicas, plateaus=plateaus,
                   plateau_length=anneal_move.plateau_length)
 

@@ -41,7 +41,11 @@ def _methods_help():
 
 
 def _moves_help():
-    return ("move set: " + "; ".join(f"{name}: {', '.join(f'{m} (default)' if m == module.DEFAULT_MOVE else m for m in module.MOVES)}"
+    def named(module, move):
+        notes = getattr(module, "DEFAULT_MOVE_NOTES", {module.DEFAULT_MOVE: "default"})
+        return f"{move} ({notes[move]})" if move in notes else move
+
+    return ("move set: " + "; ".join(f"{name}: {', '.join(named(module, m) for m in module.MOVES)}"
                                      for name, module in kinds("solve").items())
             + ". What each move changes and what its cost counts: README, 'Moves and costs'")
 
@@ -52,8 +56,9 @@ ENGINE_OPTIONS = (
            "cuda if a GPU is usable, else cpu (default: auto; the choice is printed on stderr)",
            Choice(("auto", "cuda", "cpu", "numpy")), default="auto", applies=CHAINS),
     Option("--chains", "independent chains run in lockstep, per puzzle (default: cuda enough to fill the GPU, "
-           "or at most 2048 per puzzle when several puzzles share the launches; cpu 256, numpy 64; method auto's "
-           "annealing rounds: 16 on the CPU)", Integer(1),
+           "or at most 2048 per puzzle when several puzzles share the launches; cpu 256, numpy 64; sudoku's move tabu on "
+           "the host: one per core, a local search whose chains each want a core; method auto's annealing rounds: 16 "
+           "on the CPU)", Integer(1),
            purpose="independent chains run in lockstep", applies=CHAINS),
     Option("--seed", "64-bit seed; a run is a pure function of the seed and the options (default: random, printed "
            "with the result); the exact methods' random tie-breaks and restarts (HiGHS's random_seed for the integer "
@@ -240,7 +245,7 @@ def _anneal(app, kind, puzzles, args) -> int:
     from .. import backends, runner
 
     backend, why = backends.select(args.backend)
-    moves = [puzzle.move(args.move or kind.DEFAULT_MOVE, propagate=not args.no_propagate) for puzzle in puzzles]
+    moves = [puzzle.move(args.move or getattr(puzzle, "default_move", kind.DEFAULT_MOVE), propagate=not args.no_propagate) for puzzle in puzzles]
     laws = [app.schedule_for(move, law=args.schedule, t0=args.t0, t_end=args.t_end, plateaus=args.plateaus,
                              plateau_length=args.plateau_length, delta=args.delta, temperatures=args.temperatures,
                              replicas=args.replicas)

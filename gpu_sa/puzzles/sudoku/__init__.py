@@ -46,7 +46,18 @@ METHODS = (
            exact=True),
 )
 MOVES = ("sirdey", "swap", "tabu")
-DEFAULT_MOVE = "swap"  # measured: bench/RESULTS.md, time to solution
+DEFAULT_MOVE = "swap"  # below TABU_FROM_ORDER (the seeds' annealer; bench/RESULTS.md, time to solution)
+# From 25x25 up the default move is the local search ``tabu`` (bench/RESULTS.md, "move tabu as the default"):
+# swap answered 0 of 5 Lloyd & Amos 25x25 at 45 % in 20 s, tabu all of them in 0.07 s (median).
+TABU_FROM_ORDER = 5
+DEFAULT_MOVE_NOTES = {"swap": "default below 25x25", "tabu": "default from 25x25"}  # for --help
+
+
+def default_move(order: int) -> str:
+    """The annealer's move when none is named, for a grid of this order."""
+    return "tabu" if order >= TABU_FROM_ORDER else DEFAULT_MOVE
+
+
 # The annealer's default schedule per order (t0, t_end, plateaus): 9x9 from bench/tts.py; from 16x16 up a
 # faster cooling over 1000 plateaus solved the Lloyd & Amos 16x16 and 25x25 grids at 40 % about 4 and 2.5
 # times sooner than 4000 (bench/RESULTS.md, "annealer sweep"). None: the runner's defaults (9x9's).
@@ -121,14 +132,19 @@ class Sudoku:
     def label(self) -> str:
         return f"{self.source}:{self.line}"
 
-    def move(self, name: str = DEFAULT_MOVE, *, propagate: bool = True) -> AnnealMove:
-        """The annealer's view of the puzzle under move ``name``.
+    @property
+    def default_move(self) -> str:
+        return default_move(self.order)
+
+    def move(self, name: str | None = None, *, propagate: bool = True) -> AnnealMove:
+        """The annealer's view of the puzzle under move ``name`` (None: ``default_move``, per order).
 
         ``propagate`` (default): the seed-002 rules run to a fixpoint first; every forced cell
         becomes a given of the annealed problem and the moves draw only among each cell's
         remaining candidates. Off: the givens as written and every digit possible everywhere
         (the landed streams, exactly).
         """
+        name = name or self.default_move
         if name not in MOVES:
             raise ValueError(f"unknown move {name!r} for sudoku; choose from {', '.join(MOVES)}")
         geo = geometry(self.order)
