@@ -84,6 +84,17 @@ def test_replica_exchange_reports_rates_and_solves():
     assert result.solved
 
 
+def test_a_constant_temperature_move_gets_a_ladder_above_its_temperature():
+    """Move tabu's default is one temperature (0.15): --replicas without --t0/--t-end gets rungs from it up to
+    4 times it (a ladder from 0.15 to 0.15 was refused: the default move from 25x25 could not use --replicas)."""
+    move = gpu_sa.parse(HARD)[0].move("tabu")
+    law = schedule.default_ladder(move, 4)
+    assert (law.t_low, law.t_high, law.replicas) == (0.15, 0.6, 4)
+    result = gpu_sa.anneal(gpu_sa.parse(HARD)[0], move="tabu", backend="cpu", chains=8, replicas=4, seed=3,
+                           time_limit=60)
+    assert result.solved and result.replicas == 4 and len(result.exchange_rates) == 3
+
+
 def test_replicas_must_divide_the_chains():
     with pytest.raises(ValueError, match="multiple of the replicas"):
         gpu_sa.anneal(gpu_sa.parse(HARD)[0], backend="numpy", chains=10, replicas=4, seed=1)
