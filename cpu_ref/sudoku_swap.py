@@ -1,9 +1,11 @@
 """Plain-NumPy twin of move ``swap`` (Lewis 2007): every chain advanced together.
 
 Written apart from ``gpu_sa/puzzles/sudoku/swap.py``; shares only the tables and the acceptance
-table. Counts: | rows N x N | columns N x N |; cost = digits missing from them. Partners are drawn
-among the legal ones when the puzzle's candidates restrict swaps; the initial fill is repaired into
-a candidate-respecting matching by a recursive Kuhn search (the product's is iterative).
+table. Counts: | rows N x N | columns N x N |; cost = digits missing from them. The partner is the
+other free cell of a drawn rank; when the puzzle's candidates restrict swaps, 7 proposals in 8 (word 1's
+three lowest bits not all 0) take instead the nearest legal partner from that rank on, cyclically
+(the module docstring of ``gpu_sa/puzzles/sudoku/swap.py`` says why not always). The initial fill is
+repaired into a candidate-respecting matching by a recursive Kuhn search (the product's is iterative).
 """
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import numpy as np
 from . import rng
 from .chains import accepts, record_accepted, row_chains, start_bookkeeping, walk
 from .sudoku import seed_of
+
+LOOK_MASK = np.uint32(7)  # word 1's bits: a proposal looks for a legal partner when one of them is set
 
 
 def _bit(masks, digits):
@@ -90,8 +94,11 @@ def _missing_change(counts, rows, bases, removed, added, moves):
     return np.where(moves, change, 0)
 
 
-def _partners(rows, puzzles, box, k, i, x, tables, config):
-    """Slot of each row's partner and whether it has one (legal partners only when restricted)."""
+def _partners(rows, puzzles, box, k, i, x, rank, look, tables, config):
+    """Slot of each row's partner: the other free cell of rank ``rank`` (ranks number the box's free cells
+    other than i in box order), or, where ``look`` (restricted puzzles, 7 proposals in 8), the first cell
+    from that rank on, cyclically, whose swap with a keeps both cells within their candidates (the rank's own
+    cell when there is none)."""
     width = tables.movable.shape[2] - 1
     slots = np.arange(width)[None, :]
     cells = tables.movable[puzzles, box, 1:].astype(np.int64)  # (rows, width), -1 padded
@@ -100,9 +107,12 @@ def _partners(rows, puzzles, box, k, i, x, tables, config):
     a = cells[np.arange(rows.size), i]
     legal = other & _bit(tables.masks[puzzles, a][:, None], held) & _bit(
         tables.masks[puzzles[:, None], np.maximum(cells, 0)], np.broadcast_to(x[:, None], cells.shape))
-    restricted = tables.restricted[puzzles] != 0
-    legal = np.where(restricted[:, None], legal, other)
-    return legal
+    slot_rank = slots - (slots > i[:, None])  # each other cell's rank
+    ahead = (slot_rank - rank[:, None]) % np.maximum(k - 1, 1)[:, None]  # steps from the drawn rank
+    ahead = np.where(legal, ahead, width)
+    found = legal.any(axis=1) & look
+    plain = rank + (rank >= i)
+    return np.where(found, np.argmin(ahead, axis=1), plain)
 
 
 def advance_chains(chains, chunk, tables, state):
@@ -116,13 +126,9 @@ def advance_chains(chains, chunk, tables, state):
         i = rng.uniform_below(w_first, k)
         a = tables.movable[puzzles, box, 1 + i].astype(np.int64)
         x = state.config[rows, a].astype(np.int64)
-        legal = _partners(rows, puzzles, box, k, i, x, tables, state.config)
-        count = legal.sum(axis=1)
-        moving = count > 0
-        rank = rng.uniform_below(w_second, np.maximum(count, 1))
-        j = np.argmax(legal & (np.cumsum(legal, axis=1) == (rank + 1)[:, None]), axis=1)
-        rows, puzzles, box, a, x, j = rows[moving], puzzles[moving], box[moving], a[moving], x[moving], j[moving]
-        thresholds, w_accept = thresholds[moving], w_accept[moving]
+        rank = rng.uniform_below(w_second, k - 1)
+        look = (tables.restricted[puzzles] != 0) & ((w_first & LOOK_MASK) != 0)
+        j = _partners(rows, puzzles, box, k, i, x, rank, look, tables, state.config)
         c = tables.movable[puzzles, box, 1 + j].astype(np.int64)
         y = state.config[rows, c].astype(np.int64)
         row_a, column_a = np.divmod(a, side)

@@ -24,11 +24,22 @@ Tables (``SwapTables``; per puzzle p unless shared):
   n_values    int                    shared: N
 
 Proposal: one Philox call at (move, chain, TAG_MOVE): word 0 picks the box among the movable
-ones, word 1 a free cell a in it, word 2 its partner c, word 3 is the acceptance draw. The
-partner is drawn among the legal ones only (Lewis's restriction, with candidates from
-propagation: c's digit is a candidate of a and a's digit a candidate of c), as the rank-j legal
-partner in box order; without restriction every other free cell is legal and this is the
-plain move (rank j of the k - 1 others). A cell without a legal partner makes a null move.
+ones, word 1 a free cell a in it, word 2 the rank r of a partner among the box's k - 1 other free
+cells (in box order), word 3 is the acceptance draw. Without restriction the partner is the cell of
+rank r: the plain move. With candidates from propagation, when one of word 1's three lowest bits is
+set (7 proposals in 8) the partner is the first cell from rank r on, cyclically, whose swap with a
+keeps both cells within their candidates (c's digit a candidate of a, a's digit a candidate of c),
+and the cell of rank r when there is none; when the three bits are 0 (1 in 8) it is the cell of
+rank r whatever the candidates. The partner is never a itself: no proposal is a null move.
+Why not legal swaps only: the graph whose nodes are a box's candidate-respecting fills and whose
+edges are legal swaps is often disconnected once propagation leaves a box few free cells with few
+candidates each (cells A {1,2}, B {2,3}, C {3,1}: fills 123 and 231 differ by a 3-cycle and no legal
+swap joins them; legal 3-cycles do not join every box either), so a chain whose initial fill lies in
+another component than the solution's can never reach it: on 25x25 at 50 % givens, 0 to 2 of 256
+chains could (bench/swap_graph.py; bench/RESULTS.md, 2026-11-24). The plain proposals join every
+permutation of a box; a plain share of 1/8 solved as many as 1/2, 1/4, 1/16 or all-plain and in the
+fewest moves. The cost is unchanged: a cell outside its candidates is not penalised for it, it only
+conflicts with what propagation ruled out, and a solution holds candidates everywhere.
 A swap touches at most two rows and two columns; each gains or loses at most one missing
 digit, so the cost changes by at most 4.
 
@@ -52,6 +63,7 @@ from ...rng import TAG_INIT, TAG_MOVE, philox, uniform, uniform_index
 ZERO32 = np.uint32(0)
 ONE64 = np.uint64(1)
 MAX_DELTA = 4
+LOOK_MASK = np.uint32(7)  # a proposal looks for a partner within candidates when word 1 has one of these bits
 NO_DIGIT = 255  # scratch encodings of ``repair_box`` (uint8 counts row)
 GIVEN_DIGIT = 254
 
@@ -250,21 +262,21 @@ def has_digit(mask, digit):
 
 
 @device
-def legal_partners(box, k, i, x, mask_a, masks, config, wanted):
-    """Free cells of a box (``box``: its row of ``movable``) other than slot i that can swap with a (digit x,
-    candidates mask_a): their number, or (``wanted`` < k) the slot of the rank-``wanted`` one. One puzzle's
-    tables, one chain's configuration."""
-    found = np.uint32(0)
-    s = np.uint32(0)
-    while s < k:  # a uint32 while loop: numba's range() would count in 64 bits
+def partner_from(box, k, i, start, x, mask_a, masks, config):
+    """The slot of the first free cell of a box (``box``: its row of ``movable``), other than slot i, that can
+    swap with a (digit x, candidates mask_a), looking from slot ``start`` (not i) on, cyclically; ``start``
+    when none can. One puzzle's tables, one chain's configuration."""
+    s = start
+    while True:  # a uint32 loop: numba's range() would count in 64 bits
         if s != i:
             c = np.uint32(item(box, np.uint32(s + np.uint32(1))))
             if has_digit(mask_a, item(config, c)) and has_digit(item(masks, c), x):
-                if found == wanted:
-                    return s
-                found = np.uint32(found + np.uint32(1))
+                return s
         s = np.uint32(s + np.uint32(1))
-    return found
+        if s == k:
+            s = ZERO32
+        if s == start:
+            return start
 
 
 @device
@@ -289,16 +301,11 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
         i = uniform_index(w1, k)
         a = np.uint32(item(box, np.uint32(i + np.uint32(1))))
         x = np.uint32(item(config, a))
-        if restricted:
-            mask_a = item(masks, a)
-            legal = legal_partners(box, k, i, x, mask_a, masks, config, k)
-            j = i  # no legal partner: a null move (a swaps with itself, and that is not counted as accepted)
-            if legal > 0:
-                j = legal_partners(box, k, i, x, mask_a, masks, config, uniform_index(w2, legal))
-        else:
-            j = uniform_index(w2, np.uint32(k - np.uint32(1)))
-            if j >= i:
-                j = np.uint32(j + np.uint32(1))
+        j = uniform_index(w2, np.uint32(k - np.uint32(1)))  # the partner's rank among the other free cells
+        if j >= i:
+            j = np.uint32(j + np.uint32(1))  # its slot
+        if restricted and (w1 & LOOK_MASK) != ZERO32:  # 7 in 8 look for a swap within candidates
+            j = partner_from(box, k, i, j, x, item(masks, a), masks, config)
         c = np.uint32(item(box, np.uint32(j + np.uint32(1))))
         y = np.uint32(item(config, c))
         units_a, units_c = table_row(cell_units, a), table_row(cell_units, c)
@@ -311,7 +318,7 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
             delta = native_int(unit_change(counts, row_a, x, y) + unit_change(counts, row_c, y, x))
         if column_a != column_c:
             delta = native_int(delta + unit_change(counts, column_a, x, y) + unit_change(counts, column_c, y, x))
-        if a != c and (delta <= 0 or w3 < thresholds[np.uint32(plateau), level, np.uint32(delta)]):
+        if delta <= 0 or w3 < thresholds[np.uint32(plateau), level, np.uint32(delta)]:  # c is never a
             set_item(config, a, y)
             set_item(config, c, x)
             if row_a != row_c:
