@@ -14,7 +14,8 @@ Stages (``env`` always runs first):
               (``--quick``: the tests named cuda only, those that run kernels)
   throughput  bench/throughput.py, orders 3, 4, 5, moves sirdey and swap, backends cuda and cpu
   tts         bench/tts.py on samples of the hard 9x9 sets (bench/data/), cuda then cpu
-  large       bench/large.py with a short budget, cuda then cpu, if the checkout has it
+  large       bench/large.py: --method anneal (move tabu) on Sudoku-LS's 36x36-64x64 instances, cuda (the device
+              filled with chains) then cpu
 
 Every speed figure has its peer from the same run: the ``cpu`` backend on this machine's own cores.
 Each stage has a time budget (``--quick``: at most about 8 minutes in all, for a device lent 10 minutes
@@ -49,7 +50,7 @@ STAGES = ("env", "sass", "tests", "throughput", "tts", "large")
 # Seconds per stage. The quick run fits a 10-minute device command with room for the environment,
 # compilation and the report.
 BUDGETS = {
-    "full": dict(env=60, sass=180, tests=900, throughput=600, tts=900, large=900),
+    "full": dict(env=60, sass=180, tests=900, throughput=600, tts=900, large=1500),
     "quick": dict(env=30, sass=45, tests=140, throughput=110, tts=110, large=60),
     "smoke": dict(env=60, sass=120, tests=300, throughput=240, tts=240, large=60),
 }
@@ -70,15 +71,21 @@ class Plan:
     sass_moves: str | None
 
 
+# The large stage: the annealer alone (move tabu from 25x25) on Sudoku-LS's instances, which the repository holds
+# (bench/data/sudoku_ls), cuda with its default chains (the device filled) then cpu on this machine's cores
+LARGE_LOCAL_SEARCH = {"--set": "sudoku-ls", "--methods": "", "--variant": "anneal=--method anneal"}
+
 PLANS = {
     "full": Plan(tests=[], orders=(3, 4, 5), throughput=[],
                  tts_sets=(("bench/data/forum_hardest_sample.txt", 10), ("bench/data/17_clue_sample.txt", 10)),
                  tts_moves="swap,sirdey", tts_budgets="3e4,1e5,3e5,1e6", tts_chains={"cuda": 1 << 14, "cpu": 256},
-                 large={"--budget": "60", "--instances": "3"}, sass_moves=None),
+                 large=dict(LARGE_LOCAL_SEARCH, **{"--sizes": "36,49,64", "--percentages": "50", "--instances": "3",
+                                                   "--budget": "60"}), sass_moves=None),
     "quick": Plan(tests=["-k", "cuda and not gpu_report"], orders=(3, 4, 5), throughput=["--moves-per-chain", "50000"],
                   tts_sets=(("bench/data/forum_hardest_sample.txt", 5),), tts_moves="swap",
                   tts_budgets="1e5,3e5", tts_chains={"cuda": 1 << 14, "cpu": 256},
-                  large={"--budget": "10", "--instances": "1"}, sass_moves=None),
+                  large=dict(LARGE_LOCAL_SEARCH, **{"--sizes": "49", "--percentages": "40", "--instances": "1",
+                                                    "--budget": "10"}), sass_moves=None),
     "smoke": Plan(tests=["-k", "cuda_equals_numpy and order2-seed1"], orders=(4,),
                   throughput=["--moves", "swap", "--moves-per-chain", "20", "--chains", "4"],
                   tts_sets=(("bench/data/forum_hardest_sample.txt", 1),), tts_moves="swap", tts_budgets="200",
@@ -348,7 +355,7 @@ def large_options(plan_options, large_help, folder):
     device gets the repository alone), only the 36x36 instances (bench/data/) run, and the note says how to
     bring the others."""
     options = [part for option, value in plan_options.items() if option in large_help for part in (option, value)]
-    if Path(folder).is_dir() or "--sizes" not in large_help:
+    if plan_options.get("--set") == "sudoku-ls" or Path(folder).is_dir() or "--sizes" not in large_help:
         return options, None
     return options + ["--sizes", "36"], (
         f"The Lloyd & Amos 16x16 and 25x25 instances are not on this machine ({folder}): only 36x36 ran. "
