@@ -18,9 +18,10 @@ add one ``Peer`` to ``PEERS``.
 - ``sudoku-ls``: Sudoku-LS (``Ailuras/AllDIff-LS``, 2025), the local search that owned large Sudoku, built
   outside the repository by bench/peers/build_sudoku_ls.sh (``--sudoku-ls PATH`` or GPU_SA_SUDOKU_LS):
   ``PATH F SEED BUDGET 1`` on the instance in the ant colony's format (the order, 1, the grid with -1 empty).
-  Its clock: its process CPU time from after reading the file and its simplification rules (naked and hidden
-  singles) to the answer, in nanoseconds (the build script's only change besides printing the time beside
-  the grid: its own clock counted 10 ms ticks). It is one thread; it checks its time limit only between its
+  Its clock: its process CPU time from after reading the file, its simplification rules (naked and hidden
+  singles) included as our propagation is, to the answer, in nanoseconds (the build script's changes besides
+  printing the time beside the grid: its own clock counted 10 ms ticks and started after the rules). Builds
+  before 2010cb6 started it after the rules: on grids the rules solve they printed about 0. It is one thread; it checks its time limit only between its
   tabu searches, so it may overrun the budget (an answer past it counts as over budget).
 """
 from __future__ import annotations
