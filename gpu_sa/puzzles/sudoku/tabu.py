@@ -105,38 +105,55 @@ def memory_size(free: int, side: int) -> int:
 def tables(givens: np.ndarray, masks: np.ndarray, order: int, *, tenure_span: int | None = None,
            tenure_q8: int | None = None, flag_moves: int | None = None) -> TabuTables:
     """One puzzle's tables from its givens (forced cells included, -1 free) and candidate bitmasks. A free
-    cell's candidates lose its given peers' digits (without propagation the masks hold every digit)."""
+    cell's candidates lose its given peers' digits (without propagation the masks hold every digit).
+    Whole-array work (a loop over the free cells took 80 ms at 64x64, inside ``auto``'s clock)."""
     side = order * order
+    givens = np.asarray(givens)
     free = np.flatnonzero(givens < 0).astype(np.int32)
+    width = free.size
     rows, columns = free // side, free % side
     boxes = (rows // order) * order + columns // order
-    index = np.full(givens.size, -1, dtype=np.int64)
-    index[free] = np.arange(free.size)
-    grid = givens.reshape(side, side)
-    candidates = np.zeros((free.size, 1 + side), dtype=np.uint8)
-    peers = np.full((free.size, 3 * side), -1, dtype=np.int16)
-    n_peers = np.zeros(free.size, dtype=np.int16)
-    for f, cell in enumerate(free):
-        r, c = divmod(int(cell), side)
-        top, left = (r // order) * order, (c // order) * order
-        held = set(grid[r][grid[r] >= 0]) | set(grid[:, c][grid[:, c] >= 0])
-        box = grid[top:top + order, left:left + order]
-        held |= set(box[box >= 0])
-        digits = [d for d in range(side) if (int(masks[cell]) >> d) & 1 and d not in held]
-        if not digits:
-            raise ValueError(f"cell r{r + 1}c{c + 1} has no possible digit: the puzzle has no solution")
-        candidates[f, 0] = len(digits)
-        candidates[f, 1:1 + len(digits)] = digits
-        near = np.flatnonzero((rows == r) | (columns == c) | (boxes == boxes[f]))
-        near = near[near != f]
-        peers[f, :near.size] = near
-        n_peers[f] = near.size
+    cells = np.flatnonzero(givens >= 0)
+    digits = givens[cells].astype(np.int64)
+    given_rows, given_columns = cells // side, cells % side
+    given_boxes = (given_rows // order) * order + given_columns // order
+    held = np.zeros((3, side, side), dtype=bool)  # [row, column, box][unit][digit]: a given holds it
+    held[0, given_rows, digits] = held[1, given_columns, digits] = held[2, given_boxes, digits] = True
+    bits = (np.asarray(masks, dtype=np.uint64)[free][:, None] >> np.arange(side, dtype=np.uint64)) & np.uint64(1)
+    allowed = (bits != 0) & ~held[0, rows] & ~held[1, columns] & ~held[2, boxes]
+    counts = allowed.sum(axis=1)
+    if width and counts.min() == 0:
+        r, c = divmod(int(free[np.argmin(counts)]), side)
+        raise ValueError(f"cell r{r + 1}c{c + 1} has no possible digit: the puzzle has no solution")
+    candidates = np.zeros((width, 1 + side), dtype=np.uint8)
+    candidates[:, 0] = counts
+    ascending = np.argsort(~allowed, axis=1, kind="stable")  # each cell's allowed digits first, increasing
+    candidates[:, 1:] = np.where(np.arange(side)[None, :] < counts[:, None], ascending, 0)
+    # peers: the free cells of each cell's row, column and box (itself and repeats out), increasing, -1 padded
+    gathered = np.concatenate([_unit_members(keys, side, width)[keys] for keys in (rows, columns, boxes)], axis=1)
+    gathered[gathered == np.arange(width)[:, None]] = width
+    gathered.sort(axis=1)
+    repeated = np.zeros_like(gathered, dtype=bool)
+    repeated[:, 1:] = gathered[:, 1:] == gathered[:, :-1]
+    gathered[repeated] = width
+    gathered.sort(axis=1)
+    n_peers = (gathered < width).sum(axis=1).astype(np.int16)
+    peers = np.where(gathered < width, gathered, -1).astype(np.int16)
     return TabuTables(givens=per_puzzle(givens, np.int16), free_cells=per_puzzle(free, np.int32),
-                      n_free=np.array([free.size], dtype=np.int32), candidates=per_puzzle(candidates, np.uint8),
+                      n_free=np.array([width], dtype=np.int32), candidates=per_puzzle(candidates, np.uint8),
                       peers=per_puzzle(peers, np.int16), n_peers=per_puzzle(n_peers, np.int16), n_values=side,
                       tenure_span=int(TENURE_SPAN if tenure_span is None else tenure_span),
                       tenure_q8=int(TENURE_Q8 if tenure_q8 is None else tenure_q8),
                       flag_moves=int(FLAG_MOVES if flag_moves is None else flag_moves))
+
+
+def _unit_members(keys: np.ndarray, side: int, width: int) -> np.ndarray:
+    """(side, side): unit u's free cells (their indices f, increasing), padded with ``width``; ``keys[f]`` = f's unit."""
+    members = np.full((side, side), width, dtype=np.int64)
+    by_unit = np.argsort(keys, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(np.bincount(keys, minlength=side))[:-1]])
+    members[keys[by_unit], np.arange(width) - starts[keys[by_unit]]] = by_unit
+    return members
 
 
 @device
