@@ -24,11 +24,11 @@ solved none of 49x49), so there ``auto`` runs it as ONE long annealing run of th
 restarted: a tabu search's progress is its chains' state) and gives the complete search its slices in between,
 still by counts, never by seconds:
 
-    slice 0, before any move:  the search, at most max(free cells, 1024) branches: a grid the search fills
+    slice 0, before any move:  the search, at most as many branches as free cells: a grid the search fills
                                without backtracking (an empty grid) is answered at once
     slice k >= 1:              once the chains have made FIRST_SLICE_MOVES x 2^(k-1) moves each, the search goes
-                               on for that many moves >> NODES_PER_MOVE_SHIFT branches (about an eighth of the
-                               chains' time on the CPU)
+                               on for that many moves >> NODES_PER_MOVE_SHIFT branches (about a twentieth of
+                               the chains' time on the CPU)
 
 A slice runs at the first chunk boundary past its move count; the answer is the earlier of the two in that
 order of counts: the local search's, when its chain solved at or before a slice's move count, else the slice's.
@@ -57,12 +57,16 @@ MAX_ROUNDS = 40
 ROUNDS_MOVE = "swap"  # the annealing rounds' move below LOCAL_SEARCH_ORDER (what those rounds were measured with)
 LOCAL_SEARCH_ORDER = 6  # from 36x36 up: the local search with the search in slices (module docstring)
 LOCAL_SEARCH_MOVE = "tabu"
-FIRST_SLICE_MOVES = 1 << 15  # slice 1 after 32,768 moves per chain (about 30 ms at 36x36 on the CPU)
-# a slice's branches = its moves per chain >> 5: the search's branches cost 4-10 times a move at 36x36 to
+FIRST_SLICE_MOVES = 1 << 16  # slice 1 after 65,536 moves per chain (about 55 ms at 36x36 on the CPU): a slice past 0
+# costs a few milliseconds whatever its branches (the clause-learning search builds its clauses again)
+# a slice's branches = its moves per chain >> 6: the search's branches cost 4-10 times a move at 36x36 to
 # 64x64 (about 200,000 branches/s against 1.2 million moves/s per chain, bench/RESULTS.md), so a slice takes
-# about an eighth of the time the chains took to earn it
-NODES_PER_MOVE_SHIFT = 5
-FIRST_SLICE_NODES = 1024  # slice 0's branches at least (and at least the free cells: one descent)
+# about a twentieth of the time the chains took to earn it. The search solved none of 49x49 at 40-50 % and
+# 36x36 at 40 % in 0.69 s where the chains took 0.05 s (issue 23): past slice 0 it is there to prove "no
+# solution", so it gets little; with >> 5 and 1,024 branches in slice 0, auto took 1.8x the chains' time at
+# 36x36 40 %, 1.1x since (bench/RESULTS.md, issue 23)
+NODES_PER_MOVE_SHIFT = 6
+FIRST_SLICE_NODES = 64  # slice 0's branches at least; else the free cells: one descent
 
 
 @dataclass(frozen=True)
