@@ -57,8 +57,9 @@ MAX_ROUNDS = 40
 ROUNDS_MOVE = "swap"  # the annealing rounds' move below LOCAL_SEARCH_ORDER (what those rounds were measured with)
 LOCAL_SEARCH_ORDER = 6  # from 36x36 up: the local search with the search in slices (module docstring)
 LOCAL_SEARCH_MOVE = "tabu"
-FIRST_SLICE_MOVES = 1 << 16  # slice 1 after 65,536 moves per chain (about 55 ms at 36x36 on the CPU): a slice past 0
-# costs a few milliseconds whatever its branches (the clause-learning search builds its clauses again)
+FIRST_SLICE_MOVES = 1 << 18  # slice 1 after 262,144 moves per chain (0.2-0.3 s on the CPU): a slice past 0 costs
+# 5-25 ms at 36x36-49x49 whatever its branches (the clause-learning search builds its clauses again), so the
+# slices are spaced for that fixed cost to stay a few percent of the chains' time (bench/RESULTS.md, issue 23)
 # a slice's branches = its moves per chain >> 6: the search's branches cost 4-10 times a move at 36x36 to
 # 64x64 (about 200,000 branches/s against 1.2 million moves/s per chain, bench/RESULTS.md), so a slice takes
 # about a twentieth of the time the chains took to earn it. The search solved none of 49x49 at 40-50 % and
