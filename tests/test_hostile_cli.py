@@ -136,6 +136,19 @@ def test_time_limit_is_honoured_within_a_second(name):
     assert record["seconds"] < 1.0 + 1.0, record  # a 64x64 anneal of 65,536 chains ran 39.5 s past a 5 s limit
 
 
+@pytest.mark.parametrize("method", ["auto", "anneal"])
+def test_check_unique_gets_what_is_left_of_the_time_limit(method):
+    """The uniqueness check after a solve ran past --time-limit 60 for over a minute on this 36x36 (the seeded
+    search looking for a second solution): it now gets what is left of the limit, and says it gave up."""
+    puzzle = ROOT / "bench" / "data" / "sudoku36_45" / "inst36x36_45_8.txt"
+    began = time.monotonic()
+    status, out, err = finish(start("solve", puzzle, "--method", method, "--check-unique", "--time-limit", "3",
+                                    "--seed", "1", "--json"))
+    record = one_record(out)
+    assert status == 0 and record["solved"] and record["unique"] is None, (record, err)
+    assert record["seconds"] < 3 and time.monotonic() - began < 3 + 5, record  # 5: Python and numba's start-up
+
+
 @pytest.mark.parametrize("name", ["sudoku 64x64, anneal", "sudoku 36x36, exact", "shikaku 80x80", "hashi 60x60"])
 def test_ctrl_c_ends_a_run_within_a_second_with_its_result(name):
     process = start(*run_of(name), "--seed", "1", "--json")

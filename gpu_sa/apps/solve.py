@@ -123,12 +123,15 @@ def anneal(puzzle, *, move: str | None, schedule, engine: dict, fmt: str | None,
     request came before its run began (nothing to report for it)."""
     if puzzle.contradicts():  # the cheap bound: propagation only, no search
         return contradiction(puzzle, "anneal", engine.get("seed"))
+    run_start = time.perf_counter()
     try:
         result = runner.anneal(puzzle, move=move, schedule=schedule, progress=progress, keep_state=keep_state,
                                **engine)
     except StopIteration:  # the runner's stream of results ended before this puzzle's run: a stop request
         return None
-    return annealed(puzzle, result, fmt, check_unique)
+    time_limit = engine.get("time_limit")
+    left = None if time_limit is None else time_limit - (time.perf_counter() - run_start)
+    return annealed(puzzle, result, fmt, check_unique, time_left=left)
 
 
 def contradiction(puzzle, method, seed) -> Answer:
@@ -199,6 +202,7 @@ def auto(puzzle, *, backend, seed: int, chains=None, time_limit=None, fmt=None, 
     """Sudoku's method auto (``gpu_sa.portfolio``) as an Answer."""
     from .. import portfolio
 
+    run_start = time.perf_counter()
     found = portfolio.solve(puzzle, seed=seed, backend=backend, chains=chains, time_limit=time_limit,
                             progress=progress)
     if found.stopped == "contradiction":
@@ -207,7 +211,8 @@ def auto(puzzle, *, backend, seed: int, chains=None, time_limit=None, fmt=None, 
     unique = {}
     if check_unique:
         started = time.perf_counter()
-        verdict = uniqueness(puzzle, seed=seed) if found.solved else None
+        left = None if time_limit is None else time_limit - (started - run_start)
+        verdict = uniqueness(puzzle, seed=seed, time_left=left) if found.solved else None
         unique = {"unique": verdict, "unique_seconds": round(time.perf_counter() - started, 6)}
     annealed_round = found.anneal
     best = {}
@@ -247,14 +252,14 @@ def plural(count: int, word: str, words: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else (words or word + 's')}"
 
 
-def annealed(puzzle, result, fmt, check_unique) -> Answer:
-    """The Answer of one annealing result."""
+def annealed(puzzle, result, fmt, check_unique, time_left=None) -> Answer:
+    """The Answer of one annealing result (``time_left``: what is left of its --time-limit for --check-unique)."""
     json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
     extra = {}
     if result.replicas > 1:
         extra.update(replicas=result.replicas, exchange_rates=[round(rate, 6) for rate in result.exchange_rates])
     if check_unique:
-        extra["unique"] = unique = uniqueness(puzzle) if result.solved else None
+        extra["unique"] = unique = uniqueness(puzzle, time_left=time_left) if result.solved else None
     record = schema.record("anneal", puzzle=puzzle.label, solved=result.solved,
                            solution=puzzle.answer(result.solution, json_fmt) if result.solved else None,
                            cost=result.cost, chain=result.chain, moves=result.moves, proposals=result.proposals,
@@ -285,9 +290,12 @@ UNIQUE_TEXT = {True: "the solution is unique", False: "the puzzle has other solu
                None: "uniqueness unknown: the exact search gave up"}
 
 
-def uniqueness(puzzle, seed=None):
-    """True/False from the exact solver, None when it gave up before knowing (``seed``: its seeded search)."""
-    exact = puzzle.count_solutions(limit=2, seed=seed)
+def uniqueness(puzzle, seed=None, time_left=None):
+    """True/False from the exact solver, None when it gave up before knowing (``seed``: its seeded search;
+    ``time_left``: what is left of the run's --time-limit, the check's own limit: None when nothing is left)."""
+    if time_left is not None and time_left <= 0:
+        return None
+    exact = puzzle.count_solutions(limit=2, seed=seed, time_limit=time_left)
     return None if exact.gave_up and exact.solutions < 2 else exact.solutions == 1
 
 

@@ -165,7 +165,7 @@ def options():
         Option("--quiet", "no progress or backend notes on stderr", short="-q", group=OUTPUT),
         Option("--check-unique", "after a solve, count solutions with the exact solver (up to 2; the ILP for shikaku "
                "and hashi) and report whether the one found is the only one (JSON key 'unique': true, false, or null "
-               "if the search gave up)", group=OUTPUT),
+               "if the search gave up); with --time-limit, the check gets what is left of it (null if nothing is)", group=OUTPUT),
     )
 
 
