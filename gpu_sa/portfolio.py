@@ -27,8 +27,8 @@ still by counts, never by seconds:
     slice 0, before any move:  the search, at most as many branches as free cells: a grid the search fills
                                without backtracking (an empty grid) is answered at once
     slice k >= 1:              once the chains have made FIRST_SLICE_MOVES x 2^(k-1) moves each, the search goes
-                               on for that many moves >> NODES_PER_MOVE_SHIFT branches (about a twentieth of
-                               the chains' time on the CPU)
+                               on for that many moves >> NODES_PER_MOVE_SHIFT branches (a few percent of the
+                               chains' time on the CPU)
 
 A slice runs at the first chunk boundary past its move count; the answer is the earlier of the two in that
 order of counts: the local search's, when its chain solved at or before a slice's move count, else the slice's.
@@ -60,13 +60,12 @@ LOCAL_SEARCH_MOVE = "tabu"
 FIRST_SLICE_MOVES = 1 << 18  # slice 1 after 262,144 moves per chain (0.2-0.3 s on the CPU): a slice past 0 costs
 # 5-25 ms at 36x36-49x49 whatever its branches (the clause-learning search builds its clauses again), so the
 # slices are spaced for that fixed cost to stay a few percent of the chains' time (bench/RESULTS.md, issue 23)
-# a slice's branches = its moves per chain >> 6: the search's branches cost 4-10 times a move at 36x36 to
-# 64x64 (about 200,000 branches/s against 1.2 million moves/s per chain, bench/RESULTS.md), so a slice takes
-# about a twentieth of the time the chains took to earn it. The search solved none of 49x49 at 40-50 % and
-# 36x36 at 40 % in 0.69 s where the chains took 0.05 s (issue 23): past slice 0 it is there to prove "no
-# solution", so it gets little; with >> 5 and 1,024 branches in slice 0, auto took 1.8x the chains' time at
-# 36x36 40 %, 1.1x since (bench/RESULTS.md, issue 23)
-NODES_PER_MOVE_SHIFT = 6
+# a slice's branches = its moves per chain >> 9: deep in a long run a branch of the clause-learning search costs
+# about 20 moves at 36x36 (with >> 6, auto took 1.7x the chains' time on a 36x36 at 50 % the chains solved in
+# 24 s), so a slice takes a few percent of the time the chains took to earn it. The search solved none of 49x49
+# at 40-50 % and took 0.69 s on 36x36 at 40 % where the chains took 0.05 s (issue 23): past slice 0 it is there
+# to prove "no solution", so it gets little (bench/RESULTS.md, issue 23)
+NODES_PER_MOVE_SHIFT = 9
 FIRST_SLICE_NODES = 64  # slice 0's branches at least; else the free cells: one descent
 
 
