@@ -460,6 +460,9 @@ class _Batch:
         running = [slot is not None and not slot.finished for slot in self.slots]
         stall_moves = None if options.stall_plateaus is None else options.stall_plateaus * length
         floor = first_chunk(length, self.rows * sum(running))
+        # the early-stop cap is for the local search's few long chains (moves with chains_per_core); the annealers'
+        # many chains keep the doubling chunks (capped, 81-move chunks of a 9x9 on the web page delayed its Stop)
+        few_chains = self.move.chains_per_core is not None
         chunk = options.chunk_moves or floor
         moves_done = 0
         start = time.perf_counter()
@@ -506,7 +509,7 @@ class _Batch:
                     self._end_trial(position, "stalled", running)
             if options.chunk_moves is None:
                 chunk = _next_chunk(chunk, launched, chunk_seconds, length, self._time_left(running, now),
-                                    early_stop=(floor, moves_done) if options.early_stop else None)
+                                    early_stop=(floor, moves_done) if options.early_stop and few_chains else None)
         for position in range(len(self.slots)):
             if running[position]:
                 self._end_trial(position, "max_moves", running)

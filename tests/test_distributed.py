@@ -18,7 +18,9 @@ from chain_cases import PUZZLES  # noqa: E402
 HARD = gpu_sa.parse(PUZZLES["order3_hard"])[0]
 # 4 chains of 40,000 moves on the cpu backend: about 30 ms a trial. Measured in one process: seed 1
 # first solves in trial 6 (chain 23), seed 4 in trial 11 (chain 40); seed 2 solves in none of 12.
-FAST = dict(backend="cpu", chains=4, max_moves=40_000, trials=12)
+# without propagation: move swap is then the plain box swap, whose trajectories do not move when the candidate-
+# restricted proposal is retuned (the seeds below were chosen for them: the answer comes in a late trial)
+FAST = dict(backend="cpu", chains=4, max_moves=40_000, trials=12, propagate=False)
 SAMPLES = [line for line in (DATA / "sudoku_samples.txt").read_text().splitlines()
            if line and not line.startswith("#")]
 
@@ -37,7 +39,7 @@ def _answer(result):
             result.seed, result.chains, tuple(result.best))
 
 
-@pytest.mark.parametrize("seed", [1, 4])
+@pytest.mark.parametrize("seed", [2, 5])
 def test_one_puzzle_gets_the_one_process_answer(client, seed):
     alone = gpu_sa.anneal(HARD, seed=seed, **FAST)
     assert alone.solved and alone.trials > 1, "the answer must not be in trial 0 for this test to mean anything"
@@ -148,11 +150,11 @@ def test_a_missing_dask_is_a_one_line_error(monkeypatch):
 
 
 def test_a_killed_worker_loses_only_its_tasks(client):
-    # 200,000 moves a trial (about 0.2 s): seed 4 first solves in trial 11, so trials are still
+    # 200,000 moves a trial (about 0.2 s): seed 1 first solves in trial 9, so trials are still
     # running when the first one comes back and the worker is killed
-    options = dict(FAST, max_moves=200_000, seed=4)
+    options = dict(FAST, max_moves=200_000, seed=1)
     alone = gpu_sa.anneal(HARD, **options)
-    assert alone.solved and alone.trials == 11
+    assert alone.solved and alone.trials == 9
     pids = client.run(os.getpid)
     killed = {}
 
