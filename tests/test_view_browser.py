@@ -393,6 +393,7 @@ def test_the_anneal_keeps_its_puzzle_until_it_ends(laptop):
     """While a run goes, the box and the examples are locked (Stop ends the run): its result can only be drawn
     on its own puzzle."""
     type_grid(laptop, STALLS)
+    laptop.find_element("id", "move").send_keys("sirdey")  # swap, since its fix, may solve STALLS before the checks
     click(laptop, "anneal")
     wait(laptop, lambda d: not d.find_element("id", "anneal").is_enabled())
     assert not laptop.find_element("id", "puzzle-text").is_enabled()
