@@ -199,8 +199,6 @@ def _local_search(puzzle, work, found, *, seed, backend, chains, time_limit, thr
     slices = _Slices(puzzle, work, found, seed=seed, threads=threads, time_limit=time_limit)
     if slices.run_until(0) is not None:
         return slices.answer
-    move = puzzle.move(LOCAL_SEARCH_MOVE)
-    rows = chains or backend.default_chains(move)
 
     def between_chunks(record):
         if progress is not None:
@@ -211,7 +209,8 @@ def _local_search(puzzle, work, found, *, seed, backend, chains, time_limit, thr
     left = work.time_left(time_limit)
     if left is not None and left <= 0:
         return work.answer(False, None, "none", "time_limit")
-    result = runner.anneal(puzzle, move=LOCAL_SEARCH_MOVE, backend=backend, chains=rows, seed=seed, trials=1,
+    # chains=None: the runner's default for the move (one per core on the CPU), from the tables it builds anyway
+    result = runner.anneal(puzzle, move=LOCAL_SEARCH_MOVE, backend=backend, chains=chains, seed=seed, trials=1,
                            time_limit=left, progress=between_chunks, stop_when=lambda: slices.answer is not None)
     work.add_round(result)
     if result.solved:

@@ -53,17 +53,20 @@ def test_a_time_limit_ends_it_without_an_answer(monkeypatch):
 def test_no_solution_is_proven_by_the_search():
     """A unique puzzle plus one given that disagrees with its solution, which propagation alone does not
     refute: the search's first round ends without giving up, and that is a proof."""
+    answer = portfolio.solve(_wrong_given_needing_search(), seed=1, backend="cpu")
+    assert not answer.solved and answer.method == "exact" and answer.stopped == "no_solution"
+
+
+def _wrong_given_needing_search():
+    """A unique puzzle plus one given that disagrees with its solution, which propagation alone does not refute."""
     puzzle = gpu_sa.parse((DATA / "seed_puzzles.txt").read_text())[1]
     solution = puzzle.count_solutions(limit=1).solution
     for cell in np.flatnonzero(puzzle.givens < 0):
         givens = puzzle.givens.copy()
         givens[cell] = (int(solution[cell]) + 1) % 9
         wrong = gpu_sa.parse(puzzle.write(givens, "line"))[0]
-        if wrong.contradicts():
-            continue
-        answer = portfolio.solve(wrong, seed=1, backend="cpu")
-        assert not answer.solved and answer.method == "exact" and answer.stopped == "no_solution"
-        return
+        if not wrong.contradicts():
+            return wrong
     pytest.fail("no contradiction needing search was found")
 
 
@@ -161,17 +164,8 @@ def test_the_slices_run_at_their_move_counts_and_a_solving_slice_answers(monkeyp
 
 def test_no_solution_is_still_proven_at_the_local_search_orders(monkeypatch):
     monkeypatch.setattr(portfolio, "LOCAL_SEARCH_ORDER", 3)
-    puzzle = gpu_sa.parse((DATA / "seed_puzzles.txt").read_text())[1]
-    solution = puzzle.count_solutions(limit=1).solution
-    for cell in np.flatnonzero(puzzle.givens < 0):
-        givens = puzzle.givens.copy()
-        givens[cell] = (int(solution[cell]) + 1) % 9
-        wrong = gpu_sa.parse(puzzle.write(givens, "line"))[0]
-        if not wrong.contradicts():
-            answer = portfolio.solve(wrong, seed=1, backend="cpu")
-            assert not answer.solved and answer.method == "exact" and answer.stopped == "no_solution"
-            return
-    pytest.fail("no contradiction needing search was found")
+    answer = portfolio.solve(_wrong_given_needing_search(), seed=1, backend="cpu")
+    assert not answer.solved and answer.method == "exact" and answer.stopped == "no_solution"
 
 
 def test_a_36x36_near_the_phase_transition_is_answered_by_the_local_search():
