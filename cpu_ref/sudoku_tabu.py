@@ -14,7 +14,11 @@ from .chains import accepts, by_puzzle, record_accepted, row_chains, start_bookk
 from .sudoku import seed_of
 
 MAX_TENURE = 1 << 20
-LIST_BASE = 3
+MAX_SEGMENT = 1 << 30
+# memory: conflicting cells, best-move moves left, segment moves left, segment length, journal length, snapshot
+# changed; then the list, flags, marks (F*N), snapshot (F), journal (F)
+SEGMENT_LEFT, SEGMENT_LENGTH, JOURNAL_LENGTH, SNAPSHOT_CHANGED = 2, 3, 4, 5
+LIST_BASE = 6
 MASK32 = np.uint64(0xFFFFFFFF)
 NEVER = np.int64(1) << 62  # larger than any (score, key) pair below
 
@@ -66,6 +70,41 @@ def _derived(one, grid, memory):
     return gamma, digits, own
 
 
+def _snapshot_base(one):
+    width = one.free_cells.shape[0]
+    return LIST_BASE + 2 * width + width * one.n_values
+
+
+def _settle(one, grid, memory):
+    """A move of this chain (grid (cells,), memory (slots,)) ended at its best cost: the snapshot takes the
+    journaled cells' digits, or every free cell's after an overflow; the journal empties."""
+    width, snapshot = one.free_cells.shape[0], _snapshot_base(one)
+    journal = snapshot + width
+    length = memory[JOURNAL_LENGTH]
+    cells = np.arange(one.n_free) if length > width else memory[journal:journal + length]
+    digits = grid[one.free_cells[cells]]
+    if (memory[snapshot + cells] != digits).any():
+        memory[SNAPSHOT_CHANGED] = 1
+    memory[snapshot + cells] = digits
+    memory[JOURNAL_LENGTH] = 0
+
+
+def _restart(one, grid, memory):
+    """The chain's segment ended: its snapshot back in the grid (tabu marks kept), flags up, normal mode, an
+    empty journal, the next segment's length."""
+    width, snapshot = one.free_cells.shape[0], _snapshot_base(one)
+    grid[one.free_cells[:one.n_free]] = memory[snapshot:snapshot + one.n_free]
+    memory[LIST_BASE + width:LIST_BASE + width + one.n_free] = 1
+    memory[1] = 0
+    memory[JOURNAL_LENGTH] = 0
+    if memory[SNAPSHOT_CHANGED]:
+        length = one.segment_moves
+    else:
+        length = min(memory[SEGMENT_LENGTH] + one.segment_growth * one.segment_moves, MAX_SEGMENT)
+    memory[SEGMENT_LENGTH] = memory[SEGMENT_LEFT] = length
+    memory[SNAPSHOT_CHANGED] = 0
+
+
 def init_chains(chains, tables, state):
     puzzles, chain_ids, _ = row_chains(chains, state.cost.shape[0])
     seed = seed_of(chains)
@@ -84,6 +123,10 @@ def init_chains(chains, tables, state):
         gamma, _, own = _derived(one, grid[where], memory)
         width = one.free_cells.shape[0]
         memory[:, LIST_BASE + width:LIST_BASE + width + one.n_free] = 1
+        snapshot = _snapshot_base(one)
+        free = one.free_cells[:one.n_free]
+        memory[:, snapshot:snapshot + one.n_free] = grid[where][:, free]
+        memory[:, SEGMENT_LEFT] = memory[:, SEGMENT_LENGTH] = one.segment_moves
         state.memory[where] = memory
         state.counts[where] = 0
         state.counts[where, :gamma[0].size] = gamma.reshape(where.size, -1)
@@ -159,6 +202,7 @@ def advance_chains(chains, chunk, tables, state):
                 else:
                     memory[r, mark] = (lo + tenure[r]) % (1 << 32)
                     memory[r, flags + v[r]] = 0
+        journal = _snapshot_base(one) + width
         for r in np.flatnonzero(take):
             a = digits[r, v[r]]
             memory[r, marks + v[r] * side + a] = (lo + tenure[r]) % (1 << 32)
@@ -166,10 +210,25 @@ def advance_chains(chains, chunk, tables, state):
             near = one.peers[v[r]][one.peers[v[r]] >= 0]
             memory[r, flags + near[digits[r, near] == b[r]]] = 1
             state.config[rows[r], one.free_cells[v[r]]] = b[r]
+            if memory[r, JOURNAL_LENGTH] < width:
+                memory[r, journal + memory[r, JOURNAL_LENGTH]] = v[r]
+                memory[r, JOURNAL_LENGTH] += 1
+            else:
+                memory[r, JOURNAL_LENGTH] = width + 1
+        taken = np.flatnonzero(take)
+        record_accepted(state, rows[taken], change[taken], move)
+        for r in taken[state.cost[rows[taken]] == state.best_cost[rows[taken]]]:
+            _settle(one, state.config[rows[r]], memory[r])
+        _derived(one, state.config[rows], memory)  # conflicting cells after the move
+        counting = searching & (memory[:, SEGMENT_LEFT] != 0)
+        memory[counting, SEGMENT_LEFT] -= 1
+        for r in np.flatnonzero(counting & (memory[:, SEGMENT_LEFT] == 0) & (memory[:, 0] > 0)):
+            grid = state.config[rows[r]].copy()
+            _restart(one, grid, memory[r])
+            state.config[rows[r]] = grid
+            state.cost[rows[r]] = state.best_cost[rows[r]]
         gamma, _, _ = _derived(one, state.config[rows], memory)
         state.memory[rows] = memory
         state.counts[rows, :gamma[0].size] = gamma.reshape(R, -1)
-        taken = np.flatnonzero(take)
-        record_accepted(state, rows[taken], change[taken], move)
 
     walk(chains, chunk, state, step)

@@ -5,6 +5,8 @@ every state array, so two backends can be compared with ``assert_array_equal``.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from gpu_sa import backends, rng, schedule
@@ -128,6 +130,16 @@ CASES = [
     dict(id="tabu-batch-replicas", move="tabu", puzzle="order3", batch=["order3_17", "order3_hard", "order3"],
          active=[1, 1, 1], bases=[0, 40, 80], chains=4, replicas=2, interval=11, seed=18, chain_base=0,
          chunks=[[0, 120], [120, 260]], t0=1.0),
+    # tabu's segments: short ones, so that chains go back to their snapshots, lengths grow, journals overflow
+    dict(id="tabu-order3-segments", move="tabu", puzzle="order3_hard", propagate=True, chains=3, seed=21,
+         chain_base=0, chunks=[[0, 110], [110, 400]], t0=1.5, tables=dict(segment_moves=23, segment_growth=2)),
+    dict(id="tabu-order4-segments", move="tabu", puzzle="order4", chains=2, seed=22, chain_base=3,
+         chunks=[[0, 300]], t0=2.0, tables=dict(segment_moves=37, segment_growth=3)),
+    dict(id="tabu-order3-hot-segments", move="tabu", puzzle="order3_17", chains=3, seed=24, chain_base=0,
+         chunks=[[0, 200], [200, 500]], t0=6.0, tables=dict(segment_moves=150, segment_growth=1)),
+    dict(id="tabu-batch-segments", move="tabu", puzzle="order3", batch=["order3_17", "order2", "order3"],
+         active=[1, 1, 1], bases=[0, 40, 80], chains=4, replicas=2, interval=9, seed=23, chain_base=0,
+         chunks=[[0, 150], [150, 330]], t0=2.0, tables=dict(segment_moves=19, segment_growth=1)),
     # replica exchange: groups of 4 rungs, exchanges every 7 moves, across chunk boundaries
     dict(id="swap-order3-replicas", move="swap", puzzle="order3_17", chains=8, replicas=4, interval=7, seed=12,
          chain_base=0, chunks=[[0, 50], [50, 130]], t0=1.5),
@@ -156,10 +168,14 @@ def case_puzzle(case):
 
 
 def case_move(case):
-    """The case's move: one puzzle, or the stacked tables of ``case["batch"]`` (puzzle ids)."""
+    """The case's move: one puzzle, or the stacked tables of ``case["batch"]`` (puzzle ids); ``case["tables"]``
+    overrides shared integers of the tables (short segments of move tabu)."""
     moves = [_puzzle_named(name).move(case["move"], propagate=case.get("propagate", False))
              for name in case.get("batch", [case["puzzle"]])]
-    return stack_moves(moves)
+    move = stack_moves(moves)
+    if "tables" in case:
+        move = dataclasses.replace(move, tables=move.tables._replace(**case["tables"]))
+    return move
 
 
 def _puzzle_named(name):

@@ -26,6 +26,19 @@ One move (one proposal), words w0..w3 of Philox at (move, chain, TAG_MOVE):
   mode          digit, allowed as above, the pair with the lowest cost change (ties: the lowest
                 key(f * N + d, w0)) is taken, even when it worsens the cost (TabuCol).
 
+Segments (Sudoku-LS's outer loop, with a pool of one configuration): the chain keeps a snapshot, the last
+configuration whose cost equalled its best (updated whenever a move ends at the best cost). Every
+``segment_moves`` moves (counting the moves made while the chain has conflicts) a segment ends: the chain
+returns to its snapshot, every flag goes up and best-move mode ends (Sudoku-LS also lifts every tabu mark; here
+they are left to expire: their tenures, tens of moves near the best cost, are short next to a segment, and lifting
+F x N marks would stall a warp's other chains). The next
+segment has ``segment_moves`` moves again if the snapshot changed during this one (a new best, or another
+configuration at the best cost), else ``segment_growth`` x ``segment_moves`` more than this one (Sudoku-LS:
+restarts from its elite pool, 100,000 iterations, +4 x 100,000 when a search found nothing new). Measured
+on Sudoku-LS itself (64x64 at 40 %, 10 instances): without these returns it needed 7-33 million
+iterations, with them 0.5-4 million; its constraint weights did not matter there (bench/RESULTS.md).
+``segment_moves`` = 0: no segments.
+
 When v leaves digit a: (v, a) is tabu for tenure = uniform(w2, tenure_span) + (tenure_q8 x conflicting
 cells) >> 8 moves (Sudoku-LS: rand() % 10 + 0.6 x conflicting vertices); v's flag goes down and every
 free peer holding v's new digit gets its flag up (configuration checking: a cell may move again once a
@@ -37,9 +50,11 @@ of x for each w, so a key never ties, and a scrambled order that changes with ev
 Per chain (f: a free cell's index in ``free_cells``, F the batch's padded number of free cells):
   config   (cells,) uint8     the grid, digits 0 .. N-1
   counts   (F*N,)  uint8      gamma[f*N + d]: free peers of f holding d (at most 3N - 2n - 1 <= 175)
-  memory   (3 + 2F + F*N,) uint32:
-           | conflicting cells | best-move moves left | unused | sorted list of conflicting f (F, then 0s) |
+  memory   (6 + 4F + F*N,) uint32:
+           | conflicting cells | best-move moves left | segment moves left | segment length | journal length |
+           | snapshot changed in this segment | sorted list of conflicting f (F, then 0s) |
            | flag of f (F): 1 = may be chosen | tabu expiry of (f, d) (F*N): the move index's low word |
+           | snapshot: f's digit (F) | journal: the cells moved since the snapshot (F; length F + 1: more) |
   A mark (f, d) is tabu at move m while 1 <= (expiry - m) mod 2^32 <= MAX_TENURE, so the counter may wrap:
   an old mark can look tabu again only in a window of MAX_TENURE moves every 2^32 moves, the same on every
   backend.
@@ -51,10 +66,11 @@ Tables (``TabuTables``; per puzzle p, padded to the batch's largest):
   candidates  (P, F, 1 + N) uint8  | n | the candidate digits, increasing |
   peers       (P, F, 3N) int16     free peers' indices f, -1 padded
   n_peers     (P, F) int16
-  n_values, tenure_span, tenure_q8, flag_moves   shared integers
+  n_values, tenure_span, tenure_q8, flag_moves, segment_moves, segment_growth   shared integers
 
 Initial state: free cell f takes candidate (w0 * n_f) >> 32, w0 from counter (f, 0, chain, TAG_INIT)
-(``sirdey``'s draw); no mark is tabu, every flag is up, normal mode.
+(``sirdey``'s draw); no mark is tabu, every flag is up, normal mode; the snapshot is this grid, the
+journal empty, the first segment ``segment_moves`` long.
 """
 from __future__ import annotations
 
@@ -73,12 +89,16 @@ MAX_TENURE = 1 << 20  # tenures are capped here (far above any measured one: 9 +
 KEY_A = np.uint32(0x9E3779B1)
 KEY_B = np.uint32(0x85EBCA6B)
 # memory layout: three scalars, then the list, the flags and the marks (see the module docstring)
-CONFLICTING, BEST_MOVES_LEFT = 0, 1
-LIST_BASE = 3
+CONFLICTING, BEST_MOVES_LEFT, SEGMENT_LEFT, SEGMENT_LENGTH, JOURNAL_LENGTH, SNAPSHOT_CHANGED = range(6)
+LIST_BASE = 6
 # Sudoku-LS's constants: tenure rand() % 10 + 0.6 x conflicting vertices; 100 best-move moves
 TENURE_SPAN = 10
 TENURE_Q8 = 154  # 0.6 x 256, rounded
 FLAG_MOVES = 100
+# Sudoku-LS's max_iter and alpha3: a segment's moves, and the growth of a segment that found nothing new
+SEGMENT_MOVES = 100_000
+SEGMENT_GROWTH = 4
+MAX_SEGMENT = 1 << 30  # segment lengths stop growing here (uint32 arithmetic)
 # Its default schedule (t0, t_end, plateaus): a constant temperature for the normal mode's Metropolis test, over a
 # trial long enough that restarts are rare (bench/RESULTS.md, "move tabu: sweeps")
 SCHEDULE = (0.15, 0.15, 1_000_000)
@@ -95,18 +115,26 @@ class TabuTables(NamedTuple):
     tenure_span: int
     tenure_q8: int
     flag_moves: int
-    SHARED = ("n_values", "tenure_span", "tenure_q8", "flag_moves")
+    segment_moves: int
+    segment_growth: int
+    SHARED = ("n_values", "tenure_span", "tenure_q8", "flag_moves", "segment_moves", "segment_growth")
 
 
 def memory_size(free: int, side: int) -> int:
-    return LIST_BASE + 2 * free + free * side
+    return LIST_BASE + 4 * free + free * side
 
 
 def tables(givens: np.ndarray, masks: np.ndarray, order: int, *, tenure_span: int | None = None,
-           tenure_q8: int | None = None, flag_moves: int | None = None) -> TabuTables:
+           tenure_q8: int | None = None, flag_moves: int | None = None, segment_moves: int | None = None,
+           segment_growth: int | None = None) -> TabuTables:
     """One puzzle's tables from its givens (forced cells included, -1 free) and candidate bitmasks. A free
     cell's candidates lose its given peers' digits (without propagation the masks hold every digit).
     Whole-array work (a loop over the free cells took 80 ms at 64x64, inside ``auto``'s clock)."""
+    segment_moves = SEGMENT_MOVES if segment_moves is None else int(segment_moves)
+    segment_growth = SEGMENT_GROWTH if segment_growth is None else int(segment_growth)
+    if not (0 <= segment_moves < 1 << 24 and 0 <= segment_growth < 1 << 6):
+        raise ValueError(f"segment_moves must be in 0 .. 2**24 - 1 and segment_growth in 0 .. 63 "
+                         f"(got {segment_moves}, {segment_growth})")
     side = order * order
     givens = np.asarray(givens)
     free = np.flatnonzero(givens < 0).astype(np.int32)
@@ -144,7 +172,8 @@ def tables(givens: np.ndarray, masks: np.ndarray, order: int, *, tenure_span: in
                       peers=per_puzzle(peers, np.int16), n_peers=per_puzzle(n_peers, np.int16), n_values=side,
                       tenure_span=int(TENURE_SPAN if tenure_span is None else tenure_span),
                       tenure_q8=int(TENURE_Q8 if tenure_q8 is None else tenure_q8),
-                      flag_moves=int(FLAG_MOVES if flag_moves is None else flag_moves))
+                      flag_moves=int(FLAG_MOVES if flag_moves is None else flag_moves),
+                      segment_moves=segment_moves, segment_growth=segment_growth)
 
 
 def _unit_members(keys: np.ndarray, side: int, width: int) -> np.ndarray:
@@ -225,14 +254,19 @@ def start_chain(row, chain, puzzle, key0, key1, tables, state):
             gamma[row, slot] = gamma[row, slot] + 1
     conflicting = 0
     twice = 0
+    snapshot = LIST_BASE + 2 * width + width * n_values
     for f in range(n_free):
-        own = int(gamma[row, f * n_values + int(config[row, free_cells[puzzle, f]])])
+        held = int(config[row, free_cells[puzzle, f]])
+        own = int(gamma[row, f * n_values + held])
         twice += own
         if own > 0:
             memory[row, LIST_BASE + conflicting] = f
             conflicting += 1
         memory[row, LIST_BASE + width + f] = 1
+        memory[row, snapshot + f] = held
     memory[row, CONFLICTING] = conflicting
+    memory[row, SEGMENT_LEFT] = tables.segment_moves
+    memory[row, SEGMENT_LENGTH] = tables.segment_moves
     return twice // 2
 
 
@@ -274,6 +308,65 @@ def move_cell(config, gamma, memory, free_cells, peers, n_peers, n_values, flags
 
 
 @device
+def settle_snapshot(config, memory, free_cells, snapshot, journal, journaled, width, n_free):
+    """A move ended at the chain's best cost: the snapshot takes the digits of the journaled cells (of every free
+    cell when the journal overflowed). Returns 1 if one of them changed, else 0."""
+    everything = journaled > width
+    count = np.uint32(n_free) if everything else journaled
+    changed = ZERO32
+    j = ZERO32
+    while j < count:
+        f = j if everything else np.uint32(item(memory, np.uint32(journal + j)))
+        digit = np.uint32(item(config, np.uint32(item(free_cells, f))))
+        slot = np.uint32(snapshot + f)
+        if np.uint32(item(memory, slot)) != digit:
+            set_item(memory, slot, digit)
+            changed = ONE32
+        j = np.uint32(j + ONE32)
+    return changed
+
+
+@device
+def restart_segment(config, gamma, memory, free_cells, peers, n_peers, n_values, flags, snapshot, journal,
+                    journaled, width, n_free, conflicting):
+    """A segment ended: back to the snapshot (the journaled cells, or every free cell after an overflow, move
+    back one by one, so that gamma and the conflict list stay incremental), every flag up. Returns the number of
+    conflicting cells."""
+    everything = journaled > width
+    count = np.uint32(n_free) if everything else journaled
+    j = ZERO32
+    while j < count:
+        f = j if everything else np.uint32(item(memory, np.uint32(journal + j)))
+        a = np.uint32(item(config, np.uint32(item(free_cells, f))))
+        kept = np.uint32(item(memory, np.uint32(snapshot + f)))
+        if a != kept:
+            conflicting = move_cell(config, gamma, memory, free_cells, peers, n_peers, n_values, flags, f, a, kept,
+                                    conflicting)
+        j = np.uint32(j + ONE32)
+    f = ZERO32
+    while f < np.uint32(n_free):
+        set_item(memory, np.uint32(flags + f), 1)
+        f = np.uint32(f + ONE32)
+    return conflicting
+
+
+@device
+def next_segment(memory, segment_moves, growth):
+    """The next segment's length (see the module docstring), stored with a fresh "snapshot changed" flag."""
+    length = np.uint32(item(memory, SEGMENT_LENGTH))
+    more = np.uint32(growth * segment_moves)
+    if item(memory, SNAPSHOT_CHANGED) != 0:
+        length = segment_moves
+    elif length > np.uint32(MAX_SEGMENT - more):
+        length = np.uint32(MAX_SEGMENT)
+    else:
+        length = np.uint32(length + more)
+    set_item(memory, SEGMENT_LENGTH, length)
+    set_item(memory, SNAPSHOT_CHANGED, 0)
+    return length
+
+
+@device
 def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, plateau_begin, plateau_length,
                   thresholds, state):
     # uint32 indices throughout (see ``sirdey.advance_chain``)
@@ -284,13 +377,19 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
     n_values = np.uint32(tables.n_values)
     span, q8 = np.uint32(tables.tenure_span), np.uint32(tables.tenure_q8)
     flag_moves = np.uint32(tables.flag_moves)
+    segment_moves, growth = np.uint32(tables.segment_moves), np.uint32(tables.segment_growth)
+    n_free = tables.n_free[puzzle]
     width = np.uint32(free_cells.shape[0])
     flags = np.uint32(LIST_BASE + width)  # slot of f's flag: flags + f
     marks = np.uint32(flags + width)  # slot of (f, d)'s mark: marks + f * N + d
+    snapshot = np.uint32(marks + width * n_values)  # slot of f's digit in the snapshot: snapshot + f
+    journal = np.uint32(snapshot + width)
     chain_word = np.uint32(chain)
     level = np.uint32(state.level[row])
     conflicting = np.uint32(item(memory, CONFLICTING))
     best_moves_left = np.uint32(item(memory, BEST_MOVES_LEFT))
+    segment_left = np.uint32(item(memory, SEGMENT_LEFT))
+    journaled = np.uint32(item(memory, JOURNAL_LENGTH))
     current, best, n_accepted = loop_counters(row, state)
     lo, hi, in_plateau, plateau, length = clock_start(move_begin, plateau_begin, plateau_length)
     for _ in range(np.int32(move_end - move_begin)):
@@ -374,7 +473,27 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
                                         conflicting)
                 current = np.int32(current + change)
                 best, n_accepted = note_accepted(row, current, best, n_accepted, lo, hi, state)
+                if journaled < width:
+                    set_item(memory, np.uint32(journal + journaled), v)
+                    journaled = np.uint32(journaled + ONE32)
+                else:
+                    journaled = np.uint32(width + ONE32)
+                if current == best:
+                    if settle_snapshot(config, memory, free_cells, snapshot, journal, journaled, width, n_free) != 0:
+                        set_item(memory, SNAPSHOT_CHANGED, 1)
+                    journaled = ZERO32
+            if segment_left != ZERO32:
+                segment_left = np.uint32(segment_left - ONE32)
+                if segment_left == ZERO32 and conflicting != ZERO32:
+                    conflicting = restart_segment(config, gamma, memory, free_cells, peers, n_peers, n_values, flags,
+                                                  snapshot, journal, journaled, width, n_free, conflicting)
+                    current = best
+                    best_moves_left = ZERO32
+                    journaled = ZERO32
+                    segment_left = next_segment(memory, segment_moves, growth)
         lo, hi, in_plateau, plateau = clock_tick(lo, hi, in_plateau, plateau, length)
     set_item(memory, CONFLICTING, conflicting)
     set_item(memory, BEST_MOVES_LEFT, best_moves_left)
+    set_item(memory, SEGMENT_LEFT, segment_left)
+    set_item(memory, JOURNAL_LENGTH, journaled)
     store_counters(row, current, best, n_accepted, state)

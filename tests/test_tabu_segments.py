@@ -1,0 +1,77 @@
+"""Move tabu's segments (Sudoku-LS's returns to its best configuration), move by move on the NumPy twin.
+
+The bit-exact cases (tests/chain_cases.py, ids "tabu-*-segments") compare the backends; these tests check that
+those cases really take every path of the segments (a return, a longer segment, a return after the journal
+overflowed) and that a return lands on a configuration of the chain's best cost, the last one reached.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from chain_cases import CASES, batch_chains, backend_named, case_move, chunk_of
+from gpu_sa import schedule
+from gpu_sa.puzzles.sudoku import tabu
+
+SEGMENT_CASES = {case["id"]: case for case in CASES if "tables" in case and case["move"] == "tabu"}
+
+
+def walk_case(case):
+    """Yield (state before, state after) host copies for every move of the case, on the NumPy twin."""
+    move = case_move(case)
+    backend = backend_named("numpy")
+    replicas = case.get("replicas", 1)
+    length = move.plateau_length // 4 or 1
+    law = (schedule.ladder(t_low=0.05, t_high=case["t0"], replicas=replicas, plateaus=40, plateau_length=length)
+           if replicas > 1 else schedule.geometric(t0=case["t0"], t_end=0.05, plateaus=40, plateau_length=length))
+    puzzles = len(case.get("batch", [case["puzzle"]]))
+    state = backend.allocate(move, case["chains"] * puzzles)
+    chains = batch_chains(case["seed"], case["chains"], case.get("bases", [case["chain_base"]]),
+                          case.get("active", [1] * puzzles), replicas)
+    backend.init(state, move, chains)
+    for index in range(case["chunks"][-1][1]):
+        before = {name: getattr(state, name).copy() for name in ("memory", "config", "cost", "best_cost", "accepted")}
+        backend.advance(state, move, chains, chunk_of(law, move, index, index + 1, case.get("interval")))
+        yield move, before, state
+
+
+def test_segment_cases_take_every_path():
+    returns = longer = after_overflow = 0
+    for case in SEGMENT_CASES.values():
+        for move, before, state in walk_case(case):
+            width = move.tables.free_cells.shape[1]
+            returned = state.memory[:, tabu.SEGMENT_LEFT] > before["memory"][:, tabu.SEGMENT_LEFT]
+            returns += int(returned.sum())
+            longer += int((returned & (state.memory[:, tabu.SEGMENT_LENGTH] > move.tables.segment_moves)).sum())
+            after_overflow += int((returned & (before["memory"][:, tabu.JOURNAL_LENGTH] == width + 1)).sum())
+    assert returns >= 20 and longer >= 5 and after_overflow >= 1, (returns, longer, after_overflow)
+
+
+def test_a_return_lands_on_the_last_best_configuration():
+    checked = 0
+    for case_id in ("tabu-order3-segments", "tabu-order3-hot-segments"):
+        checked += _returns_checked(SEGMENT_CASES[case_id])
+    assert checked >= 4  # 5 at the time of writing
+
+
+def _returns_checked(case):
+    last_best = {}  # row -> the grid of the last move that ended at the row's best cost
+    checked = 0
+    for move, before, state in walk_case(case):
+        returned = np.flatnonzero(state.memory[:, tabu.SEGMENT_LEFT] > before["memory"][:, tabu.SEGMENT_LEFT])
+        for row in returned:
+            assert state.cost[row] == state.best_cost[row]
+            if state.accepted[row] == before["accepted"][row]:  # (a move that reached the best and ended the
+                np.testing.assert_array_equal(state.config[row], last_best[row])  # segment returns to itself)
+                checked += 1
+        for row in np.flatnonzero(state.cost == state.best_cost):
+            if row not in returned:
+                last_best[row] = state.config[row].copy()
+        for row in range(state.cost.shape[0]):
+            last_best.setdefault(row, before["config"][row].copy())
+    return checked
+
+
+def test_segment_settings_are_checked():
+    with pytest.raises(ValueError, match="segment_moves"):
+        tabu.tables(np.full(16, -1, dtype=np.int16), np.full(16, 0b1111, dtype=np.uint64), 2, segment_moves=1 << 24)
