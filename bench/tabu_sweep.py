@@ -1,7 +1,8 @@
 """Move ``tabu``'s parameters, one chain at a time: moves and CPU seconds to solution per (instance, seed).
 
     python bench/tabu_sweep.py SIDE PERCENT [--instances 0-9] [--seeds 1,2] [--temperature 0.15]
-                               [--budget 20] [--flag-moves N] [--tenure-span N] [--tenure-q8 N] [--json]
+                               [--budget 20] [--flag-moves N] [--tenure-span N] [--tenure-q8 N]
+                               [--segment-moves N] [--segment-growth N]
 
 Instances: the Sudoku-LS set copied into ``bench/data/sudoku_ls`` (``INST_{S}x{S}/{P}/inst{S}x{S}_{P}_{i}.txt``,
 instances 0-19). Each (instance, seed) runs ONE chain of move ``tabu`` on one CPU thread, at a constant
@@ -53,7 +54,15 @@ def main(argv=None) -> int:
     parser.add_argument("--flag-moves", type=int, help=f"best-move steps (default {tabu.FLAG_MOVES})")
     parser.add_argument("--tenure-span", type=int, help=f"tenure's random part (default {tabu.TENURE_SPAN})")
     parser.add_argument("--tenure-q8", type=int, help=f"tenure per conflicting cell x 256 (default {tabu.TENURE_Q8})")
+    parser.add_argument("--segment-moves", type=int,
+                        help=f"moves of a segment before the return to the best (default {tabu.SEGMENT_MOVES}; 0: none)")
+    parser.add_argument("--segment-growth", type=int,
+                        help=f"a fruitless segment's growth, in segments (default {tabu.SEGMENT_GROWTH})")
     args = parser.parse_args(argv)
+    if args.segment_moves is not None:
+        tabu.SEGMENT_MOVES = args.segment_moves
+    if args.segment_growth is not None:
+        tabu.SEGMENT_GROWTH = args.segment_growth
     if args.flag_moves is not None:
         tabu.FLAG_MOVES = args.flag_moves
     if args.tenure_span is not None:
@@ -84,7 +93,8 @@ def main(argv=None) -> int:
     solved = [row for row in rows if row["solved"]]
     median = statistics.median(row["cpu_seconds"] if row["solved"] else float("inf") for row in rows)
     print(f"SUMMARY {args.side}x{args.side} {args.percent} % T={args.temperature} flag_moves={tabu.FLAG_MOVES} "
-          f"tenure_span={tabu.TENURE_SPAN} tenure_q8={tabu.TENURE_Q8}: solved {len(solved)}/{len(rows)}, "
+          f"tenure_span={tabu.TENURE_SPAN} tenure_q8={tabu.TENURE_Q8} segment_moves={tabu.SEGMENT_MOVES} "
+          f"segment_growth={tabu.SEGMENT_GROWTH}: solved {len(solved)}/{len(rows)}, "
           f"median CPU s {round(median, 3) if median != float('inf') else '>' + str(args.budget)}, mean moves of the solved "
           f"{statistics.mean(row['moves'] for row in solved) if solved else 0:.0f}")
     return 0

@@ -16,9 +16,9 @@ from .sudoku import seed_of
 MAX_TENURE = 1 << 20
 MAX_SEGMENT = 1 << 30
 # memory: conflicting cells, best-move moves left, segment moves left, segment length, journal length, snapshot
-# changed; then the list, flags, marks (F*N), snapshot (F), journal (F)
-SEGMENT_LEFT, SEGMENT_LENGTH, JOURNAL_LENGTH, SNAPSHOT_CHANGED = 2, 3, 4, 5
-LIST_BASE = 6
+# changed, the chain's segment length L; then the list, flags, marks (F*N), snapshot (F), journal (F)
+SEGMENT_LEFT, SEGMENT_LENGTH, JOURNAL_LENGTH, SNAPSHOT_CHANGED, SEGMENT_BASE = 2, 3, 4, 5, 6
+LIST_BASE = 7
 MASK32 = np.uint64(0xFFFFFFFF)
 NEVER = np.int64(1) << 62  # larger than any (score, key) pair below
 
@@ -70,6 +70,11 @@ def _derived(one, grid, memory):
     return gamma, digits, own
 
 
+def _segment_length(one, chains):
+    """Chain c's segment length L: the table's length c mod R."""
+    return one.segment_moves[np.asarray(chains) % one.segment_moves.size].astype(np.int64)
+
+
 def _snapshot_base(one):
     width = one.free_cells.shape[0]
     return LIST_BASE + 2 * width + width * one.n_values
@@ -89,7 +94,7 @@ def _settle(one, grid, memory):
     memory[JOURNAL_LENGTH] = 0
 
 
-def _restart(one, grid, memory):
+def _restart(one, grid, memory, chain):
     """The chain's segment ended: its snapshot back in the grid (tabu marks kept), flags up, normal mode, an
     empty journal, the next segment's length."""
     width, snapshot = one.free_cells.shape[0], _snapshot_base(one)
@@ -97,10 +102,11 @@ def _restart(one, grid, memory):
     memory[LIST_BASE + width:LIST_BASE + width + one.n_free] = 1
     memory[1] = 0
     memory[JOURNAL_LENGTH] = 0
+    own = int(_segment_length(one, chain))
     if memory[SNAPSHOT_CHANGED]:
-        length = one.segment_moves
+        length = own
     else:
-        length = min(memory[SEGMENT_LENGTH] + one.segment_growth * one.segment_moves, MAX_SEGMENT)
+        length = min(memory[SEGMENT_LENGTH] + one.segment_growth * own, MAX_SEGMENT)
     memory[SEGMENT_LENGTH] = memory[SEGMENT_LEFT] = length
     memory[SNAPSHOT_CHANGED] = 0
 
@@ -126,7 +132,8 @@ def init_chains(chains, tables, state):
         snapshot = _snapshot_base(one)
         free = one.free_cells[:one.n_free]
         memory[:, snapshot:snapshot + one.n_free] = grid[where][:, free]
-        memory[:, SEGMENT_LEFT] = memory[:, SEGMENT_LENGTH] = one.segment_moves
+        memory[:, SEGMENT_LEFT] = memory[:, SEGMENT_LENGTH] = memory[:, SEGMENT_BASE] = _segment_length(
+            one, chain_ids[where])
         state.memory[where] = memory
         state.counts[where] = 0
         state.counts[where, :gamma[0].size] = gamma.reshape(where.size, -1)
@@ -224,7 +231,7 @@ def advance_chains(chains, chunk, tables, state):
         memory[counting, SEGMENT_LEFT] -= 1
         for r in np.flatnonzero(counting & (memory[:, SEGMENT_LEFT] == 0) & (memory[:, 0] > 0)):
             grid = state.config[rows[r]].copy()
-            _restart(one, grid, memory[r])
+            _restart(one, grid, memory[r], chain_ids[r])
             state.config[rows[r]] = grid
             state.cost[rows[r]] = state.best_cost[rows[r]]
         gamma, _, _ = _derived(one, state.config[rows], memory)

@@ -34,6 +34,11 @@ PUZZLES = {
 
 
 
+def lengths(*moves):
+    """Move tabu's segment lengths, chain c taking moves[c mod len(moves)] (its tables' layout)."""
+    return np.array(moves, dtype=np.uint32)
+
+
 def _rows(text):
     """A grid written as rows of space-separated numbers, '.' = 0 (no parser involved)."""
     return np.array([[0 if t == "." else int(t) for t in line.split()] for line in text.strip().splitlines()])
@@ -132,14 +137,14 @@ CASES = [
          chunks=[[0, 120], [120, 260]], t0=1.0),
     # tabu's segments: short ones, so that chains go back to their snapshots, lengths grow, journals overflow
     dict(id="tabu-order3-segments", move="tabu", puzzle="order3_hard", propagate=True, chains=3, seed=21,
-         chain_base=0, chunks=[[0, 110], [110, 400]], t0=1.5, tables=dict(segment_moves=23, segment_growth=2)),
+         chain_base=0, chunks=[[0, 110], [110, 400]], t0=1.5, tables=dict(segment_moves=lengths(23, 61), segment_growth=2)),
     dict(id="tabu-order4-segments", move="tabu", puzzle="order4", chains=2, seed=22, chain_base=3,
-         chunks=[[0, 300]], t0=2.0, tables=dict(segment_moves=37, segment_growth=3)),
+         chunks=[[0, 300]], t0=2.0, tables=dict(segment_moves=lengths(37), segment_growth=3)),
     dict(id="tabu-order3-hot-segments", move="tabu", puzzle="order3_17", chains=3, seed=24, chain_base=0,
-         chunks=[[0, 200], [200, 500]], t0=6.0, tables=dict(segment_moves=150, segment_growth=1)),
+         chunks=[[0, 200], [200, 500]], t0=6.0, tables=dict(segment_moves=lengths(150, 90), segment_growth=1)),
     dict(id="tabu-batch-segments", move="tabu", puzzle="order3", batch=["order3_17", "order2", "order3"],
          active=[1, 1, 1], bases=[0, 40, 80], chains=4, replicas=2, interval=9, seed=23, chain_base=0,
-         chunks=[[0, 150], [150, 330]], t0=2.0, tables=dict(segment_moves=19, segment_growth=1)),
+         chunks=[[0, 150], [150, 330]], t0=2.0, tables=dict(segment_moves=lengths(19, 31, 26), segment_growth=1)),
     # replica exchange: groups of 4 rungs, exchanges every 7 moves, across chunk boundaries
     dict(id="swap-order3-replicas", move="swap", puzzle="order3_17", chains=8, replicas=4, interval=7, seed=12,
          chain_base=0, chunks=[[0, 50], [50, 130]], t0=1.5),

@@ -42,7 +42,7 @@ def test_segment_cases_take_every_path():
             width = move.tables.free_cells.shape[1]
             returned = state.memory[:, tabu.SEGMENT_LEFT] > before["memory"][:, tabu.SEGMENT_LEFT]
             returns += int(returned.sum())
-            longer += int((returned & (state.memory[:, tabu.SEGMENT_LENGTH] > move.tables.segment_moves)).sum())
+            longer += int((returned & (state.memory[:, tabu.SEGMENT_LENGTH] > move.tables.segment_moves.max())).sum())
             after_overflow += int((returned & (before["memory"][:, tabu.JOURNAL_LENGTH] == width + 1)).sum())
     assert returns >= 20 and longer >= 5 and after_overflow >= 1, (returns, longer, after_overflow)
 
@@ -73,5 +73,15 @@ def _returns_checked(case):
 
 
 def test_segment_settings_are_checked():
-    with pytest.raises(ValueError, match="segment_moves"):
-        tabu.tables(np.full(16, -1, dtype=np.int16), np.full(16, 0b1111, dtype=np.uint64), 2, segment_moves=1 << 24)
+    empty, every_digit = np.full(16, -1, dtype=np.int16), np.full(16, 0b1111, dtype=np.uint64)
+    for lengths in (1 << 24, [], [10, -1], [[10]]):
+        with pytest.raises(ValueError, match="segment_moves"):
+            tabu.tables(empty, every_digit, 2, segment_moves=lengths)
+    assert tabu.tables(empty, every_digit, 2, segment_moves=7).segment_moves.tolist() == [7]
+
+
+def test_each_chain_takes_its_own_segment_length():
+    case = SEGMENT_CASES["tabu-order3-segments"]  # chains 0, 1, 2 and lengths (23, 61): chain c takes c mod 2
+    move, _, state = next(walk_case(case))
+    np.testing.assert_array_equal(state.memory[:, tabu.SEGMENT_LENGTH], [23, 61, 23])
+    np.testing.assert_array_equal(state.memory[:, tabu.SEGMENT_BASE], [23, 61, 23])

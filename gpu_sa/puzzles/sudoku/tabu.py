@@ -28,16 +28,18 @@ One move (one proposal), words w0..w3 of Philox at (move, chain, TAG_MOVE):
 
 Segments (Sudoku-LS's outer loop, with a pool of one configuration): the chain keeps a snapshot, the last
 configuration whose cost equalled its best (updated whenever a move ends at the best cost). Every
-``segment_moves`` moves (counting the moves made while the chain has conflicts) a segment ends: the chain
+L moves (counting the moves made while the chain has conflicts) a segment ends: the chain
 returns to its snapshot, every flag goes up and best-move mode ends (Sudoku-LS also lifts every tabu mark; here
 they are left to expire: their tenures, tens of moves near the best cost, are short next to a segment, and lifting
 F x N marks would stall a warp's other chains). The next
-segment has ``segment_moves`` moves again if the snapshot changed during this one (a new best, or another
-configuration at the best cost), else ``segment_growth`` x ``segment_moves`` more than this one (Sudoku-LS:
+segment has L moves again if the snapshot changed during this one (a new best, or another configuration at
+the best cost), else ``segment_growth`` x L more than this one (Sudoku-LS:
 restarts from its elite pool, 100,000 iterations, +4 x 100,000 when a search found nothing new). Measured
 on Sudoku-LS itself (64x64 at 40 %, 10 instances): without these returns it needed 7-33 million
 iterations, with them 0.5-4 million; its constraint weights did not matter there (bench/RESULTS.md).
-``segment_moves`` = 0: no segments.
+L is the chain's own: chain c's is ``segment_moves[c mod R]``, a portfolio of lengths across chains, since the
+best length depends on the instance (64x64 at 40 % wants 10,000-30,000 moves, 49x49 at 50 % 300,000: one chain
+each, bench/RESULTS.md). L = 0: no segments.
 
 When v leaves digit a: (v, a) is tabu for tenure = uniform(w2, tenure_span) + (tenure_q8 x conflicting
 cells) >> 8 moves (Sudoku-LS: rand() % 10 + 0.6 x conflicting vertices); v's flag goes down and every
@@ -50,9 +52,9 @@ of x for each w, so a key never ties, and a scrambled order that changes with ev
 Per chain (f: a free cell's index in ``free_cells``, F the batch's padded number of free cells):
   config   (cells,) uint8     the grid, digits 0 .. N-1
   counts   (F*N,)  uint8      gamma[f*N + d]: free peers of f holding d (at most 3N - 2n - 1 <= 175)
-  memory   (6 + 4F + F*N,) uint32:
+  memory   (7 + 4F + F*N,) uint32:
            | conflicting cells | best-move moves left | segment moves left | segment length | journal length |
-           | snapshot changed in this segment | sorted list of conflicting f (F, then 0s) |
+           | snapshot changed in this segment | the chain's L | sorted list of conflicting f (F, then 0s) |
            | flag of f (F): 1 = may be chosen | tabu expiry of (f, d) (F*N): the move index's low word |
            | snapshot: f's digit (F) | journal: the cells moved since the snapshot (F; length F + 1: more) |
   A mark (f, d) is tabu at move m while 1 <= (expiry - m) mod 2^32 <= MAX_TENURE, so the counter may wrap:
@@ -66,11 +68,12 @@ Tables (``TabuTables``; per puzzle p, padded to the batch's largest):
   candidates  (P, F, 1 + N) uint8  | n | the candidate digits, increasing |
   peers       (P, F, 3N) int16     free peers' indices f, -1 padded
   n_peers     (P, F) int16
-  n_values, tenure_span, tenure_q8, flag_moves, segment_moves, segment_growth   shared integers
+  segment_moves (R,) uint32      chain c's segment length L: segment_moves[c mod R]
+  n_values, tenure_span, tenure_q8, flag_moves, segment_growth   shared integers
 
 Initial state: free cell f takes candidate (w0 * n_f) >> 32, w0 from counter (f, 0, chain, TAG_INIT)
 (``sirdey``'s draw); no mark is tabu, every flag is up, normal mode; the snapshot is this grid, the
-journal empty, the first segment ``segment_moves`` long.
+journal empty, the first segment L long.
 """
 from __future__ import annotations
 
@@ -89,14 +92,17 @@ MAX_TENURE = 1 << 20  # tenures are capped here (far above any measured one: 9 +
 KEY_A = np.uint32(0x9E3779B1)
 KEY_B = np.uint32(0x85EBCA6B)
 # memory layout: three scalars, then the list, the flags and the marks (see the module docstring)
-CONFLICTING, BEST_MOVES_LEFT, SEGMENT_LEFT, SEGMENT_LENGTH, JOURNAL_LENGTH, SNAPSHOT_CHANGED = range(6)
-LIST_BASE = 6
+CONFLICTING, BEST_MOVES_LEFT, SEGMENT_LEFT, SEGMENT_LENGTH, JOURNAL_LENGTH, SNAPSHOT_CHANGED, SEGMENT_BASE = range(7)
+LIST_BASE = 7
 # Sudoku-LS's constants: tenure rand() % 10 + 0.6 x conflicting vertices; 100 best-move moves
 TENURE_SPAN = 10
 TENURE_Q8 = 154  # 0.6 x 256, rounded
 FLAG_MOVES = 100
-# Sudoku-LS's max_iter and alpha3: a segment's moves, and the growth of a segment that found nothing new
-SEGMENT_MOVES = 100_000
+# Sudoku-LS's alpha3 (the growth of a segment that found nothing new) and, around its max_iter (100,000), the
+# segment lengths of chains 0, 1, 2, 3, 0, ...: one chain each, 300,000 was the only length that did well in every
+# cell swept (64x64 40 %, 49x49 50 %, 36x36 50 %), 30,000 the best at 64x64 40 %, 1,000,000 at 36x36 50 %
+# (bench/RESULTS.md, "tabu's segments"); a CPU's two default chains take the first two
+SEGMENT_MOVES = (300_000, 30_000, 1_000_000, 100_000)
 SEGMENT_GROWTH = 4
 MAX_SEGMENT = 1 << 30  # segment lengths stop growing here (uint32 arithmetic)
 # Its default schedule (t0, t_end, plateaus): a constant temperature for the normal mode's Metropolis test, over a
@@ -115,7 +121,7 @@ class TabuTables(NamedTuple):
     tenure_span: int
     tenure_q8: int
     flag_moves: int
-    segment_moves: int
+    segment_moves: np.ndarray
     segment_growth: int
     SHARED = ("n_values", "tenure_span", "tenure_q8", "flag_moves", "segment_moves", "segment_growth")
 
@@ -125,16 +131,17 @@ def memory_size(free: int, side: int) -> int:
 
 
 def tables(givens: np.ndarray, masks: np.ndarray, order: int, *, tenure_span: int | None = None,
-           tenure_q8: int | None = None, flag_moves: int | None = None, segment_moves: int | None = None,
+           tenure_q8: int | None = None, flag_moves: int | None = None, segment_moves=None,
            segment_growth: int | None = None) -> TabuTables:
     """One puzzle's tables from its givens (forced cells included, -1 free) and candidate bitmasks. A free
     cell's candidates lose its given peers' digits (without propagation the masks hold every digit).
     Whole-array work (a loop over the free cells took 80 ms at 64x64, inside ``auto``'s clock)."""
-    segment_moves = SEGMENT_MOVES if segment_moves is None else int(segment_moves)
+    lengths = np.atleast_1d(np.asarray(SEGMENT_MOVES if segment_moves is None else segment_moves, dtype=np.int64))
     segment_growth = SEGMENT_GROWTH if segment_growth is None else int(segment_growth)
-    if not (0 <= segment_moves < 1 << 24 and 0 <= segment_growth < 1 << 6):
-        raise ValueError(f"segment_moves must be in 0 .. 2**24 - 1 and segment_growth in 0 .. 63 "
-                         f"(got {segment_moves}, {segment_growth})")
+    if not (lengths.ndim == 1 and lengths.size and (lengths >= 0).all() and (lengths < 1 << 24).all()
+            and 0 <= segment_growth < 1 << 6):
+        raise ValueError(f"segment_moves must be one or more lengths in 0 .. 2**24 - 1 and segment_growth in 0 .. 63 "
+                         f"(got {lengths.tolist()}, {segment_growth})")
     side = order * order
     givens = np.asarray(givens)
     free = np.flatnonzero(givens < 0).astype(np.int32)
@@ -173,7 +180,7 @@ def tables(givens: np.ndarray, masks: np.ndarray, order: int, *, tenure_span: in
                       tenure_span=int(TENURE_SPAN if tenure_span is None else tenure_span),
                       tenure_q8=int(TENURE_Q8 if tenure_q8 is None else tenure_q8),
                       flag_moves=int(FLAG_MOVES if flag_moves is None else flag_moves),
-                      segment_moves=segment_moves, segment_growth=segment_growth)
+                      segment_moves=lengths.astype(np.uint32), segment_growth=segment_growth)
 
 
 def _unit_members(keys: np.ndarray, side: int, width: int) -> np.ndarray:
@@ -265,8 +272,10 @@ def start_chain(row, chain, puzzle, key0, key1, tables, state):
         memory[row, LIST_BASE + width + f] = 1
         memory[row, snapshot + f] = held
     memory[row, CONFLICTING] = conflicting
-    memory[row, SEGMENT_LEFT] = tables.segment_moves
-    memory[row, SEGMENT_LENGTH] = tables.segment_moves
+    length = tables.segment_moves[chain % tables.segment_moves.shape[0]]
+    memory[row, SEGMENT_LEFT] = length
+    memory[row, SEGMENT_LENGTH] = length
+    memory[row, SEGMENT_BASE] = length
     return twice // 2
 
 
@@ -351,8 +360,10 @@ def restart_segment(config, gamma, memory, free_cells, peers, n_peers, n_values,
 
 
 @device
-def next_segment(memory, segment_moves, growth):
-    """The next segment's length (see the module docstring), stored with a fresh "snapshot changed" flag."""
+def next_segment(memory, growth):
+    """The next segment's length (see the module docstring), stored with a fresh "snapshot changed" flag. The
+    chain's L is read from its memory (a register less in the move loop)."""
+    segment_moves = np.uint32(item(memory, SEGMENT_BASE))
     length = np.uint32(item(memory, SEGMENT_LENGTH))
     more = np.uint32(growth * segment_moves)
     if item(memory, SNAPSHOT_CHANGED) != 0:
@@ -377,7 +388,7 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
     n_values = np.uint32(tables.n_values)
     span, q8 = np.uint32(tables.tenure_span), np.uint32(tables.tenure_q8)
     flag_moves = np.uint32(tables.flag_moves)
-    segment_moves, growth = np.uint32(tables.segment_moves), np.uint32(tables.segment_growth)
+    growth = np.uint32(tables.segment_growth)
     n_free = tables.n_free[puzzle]
     width = np.uint32(free_cells.shape[0])
     flags = np.uint32(LIST_BASE + width)  # slot of f's flag: flags + f
@@ -490,7 +501,7 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
                     current = best
                     best_moves_left = ZERO32
                     journaled = ZERO32
-                    segment_left = next_segment(memory, segment_moves, growth)
+                    segment_left = next_segment(memory, growth)
         lo, hi, in_plateau, plateau = clock_tick(lo, hi, in_plateau, plateau, length)
     set_item(memory, CONFLICTING, conflicting)
     set_item(memory, BEST_MOVES_LEFT, best_moves_left)
