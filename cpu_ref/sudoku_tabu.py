@@ -226,15 +226,17 @@ def advance_chains(chains, chunk, tables, state):
         record_accepted(state, rows[taken], change[taken], move)
         for r in taken[state.cost[rows[taken]] == state.best_cost[rows[taken]]]:
             _settle(one, state.config[rows[r]], memory[r])
-        _derived(one, state.config[rows], memory)  # conflicting cells after the move
+        gamma, _, _ = _derived(one, state.config[rows], memory)  # and the conflicting cells after the move
         counting = searching & (memory[:, SEGMENT_LEFT] != 0)
         memory[counting, SEGMENT_LEFT] -= 1
-        for r in np.flatnonzero(counting & (memory[:, SEGMENT_LEFT] == 0) & (memory[:, 0] > 0)):
+        returning = np.flatnonzero(counting & (memory[:, SEGMENT_LEFT] == 0) & (memory[:, 0] > 0))
+        for r in returning:
             grid = state.config[rows[r]].copy()
             _restart(one, grid, memory[r], chain_ids[r])
             state.config[rows[r]] = grid
             state.cost[rows[r]] = state.best_cost[rows[r]]
-        gamma, _, _ = _derived(one, state.config[rows], memory)
+        if returning.size:
+            gamma, _, _ = _derived(one, state.config[rows], memory)
         state.memory[rows] = memory
         state.counts[rows, :gamma[0].size] = gamma.reshape(R, -1)
 

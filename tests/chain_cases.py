@@ -189,6 +189,15 @@ def _puzzle_named(name):
 
 def run_case(backend, case):
     """Init and advance the case's chains on ``backend``; every state array, on the host."""
+    move, law, chains, state = start_case(backend, case)
+    for begin, end in case["chunks"]:
+        backend.advance(state, move, chains, chunk_of(law, move, begin, end, case.get("interval")))
+    host = backend.to_host(state)
+    return {name: np.asarray(getattr(host, name)) for name in STATE_FIELDS}
+
+
+def start_case(backend, case):
+    """The case's move, temperature law and chains, and its state on ``backend`` after init."""
     move = case_move(case)
     length = move.plateau_length // 4 or 1
     replicas = case.get("replicas", 1)
@@ -201,10 +210,7 @@ def run_case(backend, case):
     chains = batch_chains(case["seed"], case["chains"], case.get("bases", [case["chain_base"]]),
                           case.get("active", [1] * puzzles), replicas)
     backend.init(state, move, chains)
-    for begin, end in case["chunks"]:
-        backend.advance(state, move, chains, chunk_of(law, move, begin, end, case.get("interval")))
-    host = backend.to_host(state)
-    return {name: np.asarray(getattr(host, name)) for name in STATE_FIELDS}
+    return move, law, chains, state
 
 
 def batch_chains(seed, rows, bases, active, replicas=1):

@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from chain_cases import CASES, batch_chains, backend_named, case_move, chunk_of
-from gpu_sa import schedule
+from chain_cases import CASES, backend_named, chunk_of, start_case
 from gpu_sa.puzzles.sudoku import tabu
 
 SEGMENT_CASES = {case["id"]: case for case in CASES if "tables" in case and case["move"] == "tabu"}
@@ -18,17 +17,8 @@ SEGMENT_CASES = {case["id"]: case for case in CASES if "tables" in case and case
 
 def walk_case(case):
     """Yield (state before, state after) host copies for every move of the case, on the NumPy twin."""
-    move = case_move(case)
     backend = backend_named("numpy")
-    replicas = case.get("replicas", 1)
-    length = move.plateau_length // 4 or 1
-    law = (schedule.ladder(t_low=0.05, t_high=case["t0"], replicas=replicas, plateaus=40, plateau_length=length)
-           if replicas > 1 else schedule.geometric(t0=case["t0"], t_end=0.05, plateaus=40, plateau_length=length))
-    puzzles = len(case.get("batch", [case["puzzle"]]))
-    state = backend.allocate(move, case["chains"] * puzzles)
-    chains = batch_chains(case["seed"], case["chains"], case.get("bases", [case["chain_base"]]),
-                          case.get("active", [1] * puzzles), replicas)
-    backend.init(state, move, chains)
+    move, law, chains, state = start_case(backend, case)
     for index in range(case["chunks"][-1][1]):
         before = {name: getattr(state, name).copy() for name in ("memory", "config", "cost", "best_cost", "accepted")}
         backend.advance(state, move, chains, chunk_of(law, move, index, index + 1, case.get("interval")))

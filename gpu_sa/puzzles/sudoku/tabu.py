@@ -317,15 +317,27 @@ def move_cell(config, gamma, memory, free_cells, peers, n_peers, n_values, flags
 
 
 @device
+def journal_count(journaled, width, n_free):
+    """The cells moved since the snapshot, to walk with ``journal_cell``: the journal's, or, after an overflow
+    (length width + 1), every free cell's: (count, whether every free cell)."""
+    everything = journaled > width
+    return (np.uint32(n_free) if everything else journaled), everything
+
+
+@device
+def journal_cell(memory, journal, j, everything):
+    return j if everything else np.uint32(item(memory, np.uint32(journal + j)))
+
+
+@device
 def settle_snapshot(config, memory, free_cells, snapshot, journal, journaled, width, n_free):
     """A move ended at the chain's best cost: the snapshot takes the digits of the journaled cells (of every free
     cell when the journal overflowed). Returns 1 if one of them changed, else 0."""
-    everything = journaled > width
-    count = np.uint32(n_free) if everything else journaled
+    count, everything = journal_count(journaled, width, n_free)
     changed = ZERO32
     j = ZERO32
     while j < count:
-        f = j if everything else np.uint32(item(memory, np.uint32(journal + j)))
+        f = journal_cell(memory, journal, j, everything)
         digit = np.uint32(item(config, np.uint32(item(free_cells, f))))
         slot = np.uint32(snapshot + f)
         if np.uint32(item(memory, slot)) != digit:
@@ -341,11 +353,10 @@ def restart_segment(config, gamma, memory, free_cells, peers, n_peers, n_values,
     """A segment ended: back to the snapshot (the journaled cells, or every free cell after an overflow, move
     back one by one, so that gamma and the conflict list stay incremental), every flag up. Returns the number of
     conflicting cells."""
-    everything = journaled > width
-    count = np.uint32(n_free) if everything else journaled
+    count, everything = journal_count(journaled, width, n_free)
     j = ZERO32
     while j < count:
-        f = j if everything else np.uint32(item(memory, np.uint32(journal + j)))
+        f = journal_cell(memory, journal, j, everything)
         a = np.uint32(item(config, np.uint32(item(free_cells, f))))
         kept = np.uint32(item(memory, np.uint32(snapshot + f)))
         if a != kept:
