@@ -26,9 +26,10 @@ still by counts, never by seconds:
 
     slice 0, before any move:  the search, at most as many branches as free cells: a grid the search fills
                                without backtracking (an empty grid) is answered at once
-    slice k >= 1:              once the chains have made FIRST_SLICE_MOVES x 2^(k-1) moves each, the search goes
-                               on for that many moves >> NODES_PER_MOVE_SHIFT branches (a few percent of the
-                               chains' time on the CPU)
+    slice k >= 1:              once the chains have made M x 2^(k-1) moves each, the search goes on for that many
+                               moves >> NODES_PER_MOVE_SHIFT branches (a few percent of the chains' time on the
+                               CPU); M = the larger of FIRST_SLICE_MOVES and SLICE_MOVES_PER_LITERAL x the literals
+                               of the search's CNF, the size of what a slice builds before its first branch
 
 A slice runs at the first chunk boundary past its move count; the answer is the earlier of the two in that
 order of counts: the local search's, when its chain solved at or before a slice's move count, else the slice's.
@@ -57,9 +58,12 @@ MAX_ROUNDS = 40
 ROUNDS_MOVE = "swap"  # the annealing rounds' move below LOCAL_SEARCH_ORDER (what those rounds were measured with)
 LOCAL_SEARCH_ORDER = 6  # from 36x36 up: the local search with the search in slices (module docstring)
 LOCAL_SEARCH_MOVE = "tabu"
-FIRST_SLICE_MOVES = 1 << 18  # slice 1 after 262,144 moves per chain (0.2-0.3 s on the CPU): a slice past 0 costs
-# 5-25 ms at 36x36-49x49 whatever its branches (the clause-learning search builds its clauses again), so the
-# slices are spaced for that fixed cost to stay a few percent of the chains' time (bench/RESULTS.md, issue 23)
+FIRST_SLICE_MOVES = 1 << 18  # slice 1 after at least 262,144 moves per chain (0.2-0.3 s on the CPU)
+# A slice past 0 costs about 30 ns per literal of the CNF whatever its branches (the clause-learning search builds
+# its clauses again: 10 ms at 36x36 40 %, 340,000 literals; 90 ms at 64x64 40 %, 2.9 million), and a chain's move
+# about 1 us from 36x36 to 64x64 on the CPU, so slice 1 after one move per literal costs about 3 % of the chains'
+# time. At 64x64 40 % a fixed 262,144 made the default 1.27 x the chains' median (bench/RESULTS.md, issue 23).
+SLICE_MOVES_PER_LITERAL = 1
 # a slice's branches = its moves per chain >> 9: deep in a long run a branch of the clause-learning search costs
 # about 20 moves at 36x36 (with >> 6, auto took 1.7x the chains' time on a 36x36 at 50 % the chains solved in
 # 24 s), so a slice takes a few percent of the time the chains took to earn it. The search solved none of 49x49
@@ -159,12 +163,14 @@ class _Slices:
         self.seed, self.threads, self.time_limit = seed, threads, time_limit
         self.index, self.next_restart = 0, 0
         self.answer: Answer | None = None  # once a slice has answered (solved, no solution) or been stopped
+        literals = exact.cnf_literals(np.ascontiguousarray(found.candidates, dtype=np.uint64), puzzle.order)
+        self.first_moves = max(FIRST_SLICE_MOVES, SLICE_MOVES_PER_LITERAL * literals)  # slice 1's moves per chain
 
     def at(self, index):
         """(moves per chain before slice ``index``, its branches)."""
         if index == 0:
             return 0, max(int(self.found.free), FIRST_SLICE_NODES)
-        moves = FIRST_SLICE_MOVES << (index - 1)
+        moves = self.first_moves << (index - 1)
         return moves, moves >> NODES_PER_MOVE_SHIFT
 
     def run_until(self, moves):

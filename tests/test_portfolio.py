@@ -133,9 +133,13 @@ def test_from_the_local_search_order_the_chains_answer_and_replay(monkeypatch):
     np.testing.assert_array_equal(first.solution, again.solution)
 
 
-def test_the_slices_run_at_their_move_counts_and_a_solving_slice_answers(monkeypatch):
+@pytest.mark.parametrize("per_literal", [0, 1, 2])
+def test_the_slices_run_at_their_move_counts_and_a_solving_slice_answers(monkeypatch, per_literal):
+    """Slice k >= 1 once the chains have made M x 2^(k-1) moves, M = max(FIRST_SLICE_MOVES, per literal x the
+    literals of the search's CNF): per_literal 0 spaces them by FIRST_SLICE_MOVES alone, 1 and 2 by the CNF."""
     monkeypatch.setattr(portfolio, "LOCAL_SEARCH_ORDER", 3)
     monkeypatch.setattr(portfolio, "FIRST_SLICE_MOVES", 4)
+    monkeypatch.setattr(portfolio, "SLICE_MOVES_PER_LITERAL", per_literal)
     monkeypatch.setattr(portfolio, "NODES_PER_MOVE_SHIFT", 0)
     seen = []  # (moves per chain the chains had made, the slice's branches)
     moves = [0]
@@ -151,15 +155,19 @@ def test_the_slices_run_at_their_move_counts_and_a_solving_slice_answers(monkeyp
     puzzle = gpu_sa.parse(PUZZLES["order3_hard"])[0]
     answer = portfolio.solve(puzzle, seed=3, backend="cpu", progress=lambda record: moves.__setitem__(0, record.moves))
     assert answer.solved and not puzzle.check(answer.solution)
-    free = int((portfolio.exact.propagate(puzzle.givens, 3).values < 0).sum())
+    root = portfolio.exact.propagate(puzzle.givens, 3)
+    free = int((root.values < 0).sum())
+    literals = portfolio.exact.cnf_literals(root.candidates, 3)
+    assert literals > 4  # so that per_literal 1 and 2 space the slices differently from 0
+    first = max(4, per_literal * literals)
     assert seen[0] == (0, max(free, portfolio.FIRST_SLICE_NODES))  # slice 0, before any move
     for index, (made, nodes) in enumerate(seen[1:], start=1):
-        due = 4 << (index - 1)
+        due = first << (index - 1)
         assert nodes == due and made >= due  # slice k once the chains made its moves, that many branches
     if answer.method == "exact":
         assert answer.rounds == len(seen)
     else:  # the chains solved before the next slice was due
-        assert answer.anneal.chain_moves <= 4 << (len(seen) - 1)
+        assert answer.anneal.chain_moves <= first << (len(seen) - 1)
 
 
 def test_no_solution_is_still_proven_at_the_local_search_orders(monkeypatch):

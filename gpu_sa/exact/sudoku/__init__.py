@@ -26,13 +26,13 @@ from . import _cache  # noqa: F401  (first: the functions below are cached under
 from .backtracking import DEFAULT_MAX_NODES, NO_NODE_LIMIT, ExactResult, search, search_batch, search_core
 from .board import ONE, ZERO, initial_candidates, tables
 from .board import _check_givens, _digits_of, _popcount  # noqa: F401  (used by steps, generate)
-from .counting import count_many, count_solutions
+from .counting import cnf_literals, count_many, count_solutions
 from .propagation import (CONTRADICTION, EXCLUSIVITY, PARITY, REMOVED, RULES, TRACE_COLUMNS, UNIQUENESS,
                           Propagation, contradicts, propagate, rule_round)
 from .propagation import _fixpoint, _start  # noqa: F401  (tests drive the fixpoint directly)
 from .restarts import DEFAULT_BASE_NODES, available_cores, luby
 
-__all__ = ["count_solutions", "count_many", "propagate", "contradicts", "rule_round", "Propagation", "ExactResult",
+__all__ = ["count_solutions", "count_many", "cnf_literals", "propagate", "contradicts", "rule_round", "Propagation", "ExactResult",
            "tables", "initial_candidates", "search", "search_batch", "search_core", "luby", "available_cores",
            "RULES", "TRACE_COLUMNS", "EXCLUSIVITY", "UNIQUENESS", "PARITY", "REMOVED", "CONTRADICTION",
            "DEFAULT_MAX_NODES", "NO_NODE_LIMIT", "DEFAULT_BASE_NODES", "ONE", "ZERO"]
