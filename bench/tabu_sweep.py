@@ -2,7 +2,7 @@
 
     python bench/tabu_sweep.py SIDE PERCENT [--instances 0-9] [--seeds 1,2] [--temperature 0.15]
                                [--budget 20] [--flag-moves N] [--tenure-span N] [--tenure-q8 N]
-                               [--segment-moves N] [--segment-growth N]
+                               [--segment-moves N] [--segment-growth N] [--segment-cost N]
 
 Instances: the Sudoku-LS set copied into ``bench/data/sudoku_ls`` (``INST_{S}x{S}/{P}/inst{S}x{S}_{P}_{i}.txt``,
 instances 0-19). Each (instance, seed) runs ONE chain of move ``tabu`` on one CPU thread, at a constant
@@ -58,11 +58,15 @@ def main(argv=None) -> int:
                         help=f"moves of a segment before the return to the best (default {tabu.SEGMENT_MOVES}; 0: none)")
     parser.add_argument("--segment-growth", type=int,
                         help=f"a fruitless segment's growth, in segments (default {tabu.SEGMENT_GROWTH})")
+    parser.add_argument("--segment-cost", type=int,
+                        help=f"segments count moves only while the best cost is at most this (default {tabu.SEGMENT_COST})")
     args = parser.parse_args(argv)
     if args.segment_moves is not None:
         tabu.SEGMENT_MOVES = args.segment_moves
     if args.segment_growth is not None:
         tabu.SEGMENT_GROWTH = args.segment_growth
+    if args.segment_cost is not None:
+        tabu.SEGMENT_COST = args.segment_cost
     if args.flag_moves is not None:
         tabu.FLAG_MOVES = args.flag_moves
     if args.tenure_span is not None:
@@ -94,7 +98,7 @@ def main(argv=None) -> int:
     median = statistics.median(row["cpu_seconds"] if row["solved"] else float("inf") for row in rows)
     print(f"SUMMARY {args.side}x{args.side} {args.percent} % T={args.temperature} flag_moves={tabu.FLAG_MOVES} "
           f"tenure_span={tabu.TENURE_SPAN} tenure_q8={tabu.TENURE_Q8} segment_moves={tabu.SEGMENT_MOVES} "
-          f"segment_growth={tabu.SEGMENT_GROWTH}: solved {len(solved)}/{len(rows)}, "
+          f"segment_growth={tabu.SEGMENT_GROWTH} segment_cost={tabu.SEGMENT_COST}: solved {len(solved)}/{len(rows)}, "
           f"median CPU s {round(median, 3) if median != float('inf') else '>' + str(args.budget)}, mean moves of the solved "
           f"{statistics.mean(row['moves'] for row in solved) if solved else 0:.0f}")
     return 0

@@ -227,7 +227,7 @@ def advance_chains(chains, chunk, tables, state):
         for r in taken[state.cost[rows[taken]] == state.best_cost[rows[taken]]]:
             _settle(one, state.config[rows[r]], memory[r])
         gamma, _, _ = _derived(one, state.config[rows], memory)  # and the conflicting cells after the move
-        counting = searching & (memory[:, SEGMENT_LEFT] != 0)
+        counting = searching & (memory[:, SEGMENT_LEFT] != 0) & (state.best_cost[rows] <= one.segment_cost)
         memory[counting, SEGMENT_LEFT] -= 1
         returning = np.flatnonzero(counting & (memory[:, SEGMENT_LEFT] == 0) & (memory[:, 0] > 0))
         for r in returning:

@@ -39,6 +39,9 @@ def lengths(*moves):
     return np.array(moves, dtype=np.uint32)
 
 
+EVERY_MOVE = 1 << 20  # tabu's segment_cost above any cost here: every move counts (the segments as first written)
+
+
 def _rows(text):
     """A grid written as rows of space-separated numbers, '.' = 0 (no parser involved)."""
     return np.array([[0 if t == "." else int(t) for t in line.split()] for line in text.strip().splitlines()])
@@ -137,14 +140,22 @@ CASES = [
          chunks=[[0, 120], [120, 260]], t0=1.0),
     # tabu's segments: short ones, so that chains go back to their snapshots, lengths grow, journals overflow
     dict(id="tabu-order3-segments", move="tabu", puzzle="order3_hard", propagate=True, chains=3, seed=21,
-         chain_base=0, chunks=[[0, 110], [110, 400]], t0=1.5, tables=dict(segment_moves=lengths(23, 61), segment_growth=2)),
+         chain_base=0, chunks=[[0, 110], [110, 400]], t0=1.5, tables=dict(segment_moves=lengths(23, 61), segment_growth=2,
+                                                                           segment_cost=EVERY_MOVE)),
     dict(id="tabu-order4-segments", move="tabu", puzzle="order4", chains=2, seed=22, chain_base=3,
-         chunks=[[0, 300]], t0=2.0, tables=dict(segment_moves=lengths(37), segment_growth=3)),
+         chunks=[[0, 300]], t0=2.0, tables=dict(segment_moves=lengths(37), segment_growth=3, segment_cost=EVERY_MOVE)),
     dict(id="tabu-order3-hot-segments", move="tabu", puzzle="order3_17", chains=3, seed=24, chain_base=0,
-         chunks=[[0, 200], [200, 500]], t0=6.0, tables=dict(segment_moves=lengths(150, 90), segment_growth=1)),
+         chunks=[[0, 200], [200, 500]], t0=6.0, tables=dict(segment_moves=lengths(150, 90), segment_growth=1,
+                                                                    segment_cost=EVERY_MOVE)),
+    # the default counts a segment's moves only while the best cost is at most tabu.SEGMENT_COST: here 3, so that a
+    # hot chain passes from not counting to counting and back
+    dict(id="tabu-order3-gated-segments", move="tabu", puzzle="order3_17", chains=3, seed=25, chain_base=0,
+         chunks=[[0, 200], [200, 600]], t0=2.0, tables=dict(segment_moves=lengths(20, 45), segment_growth=1,
+                                                             segment_cost=3)),
     dict(id="tabu-batch-segments", move="tabu", puzzle="order3", batch=["order3_17", "order2", "order3"],
          active=[1, 1, 1], bases=[0, 40, 80], chains=4, replicas=2, interval=9, seed=23, chain_base=0,
-         chunks=[[0, 150], [150, 330]], t0=2.0, tables=dict(segment_moves=lengths(19, 31, 26), segment_growth=1)),
+         chunks=[[0, 150], [150, 330]], t0=2.0, tables=dict(segment_moves=lengths(19, 31, 26), segment_growth=1,
+                                                                            segment_cost=EVERY_MOVE)),
     # replica exchange: groups of 4 rungs, exchanges every 7 moves, across chunk boundaries
     dict(id="swap-order3-replicas", move="swap", puzzle="order3_17", chains=8, replicas=4, interval=7, seed=12,
          chain_base=0, chunks=[[0, 50], [50, 130]], t0=1.5),

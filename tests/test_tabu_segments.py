@@ -75,3 +75,24 @@ def test_each_chain_takes_its_own_segment_length():
     move, _, state = next(walk_case(case))
     np.testing.assert_array_equal(state.memory[:, tabu.SEGMENT_LENGTH], [23, 61, 23])
     np.testing.assert_array_equal(state.memory[:, tabu.SEGMENT_BASE], [23, 61, 23])
+
+
+def test_segments_count_moves_only_near_a_solution():
+    """segment_cost 3: a chain whose best cost is above it does not count its moves (its segment's moves left stay),
+    one at or below it counts every move it makes while it has conflicts; the case sees both."""
+    case = SEGMENT_CASES["tabu-order3-gated-segments"]
+    assert case["tables"]["segment_cost"] == 3
+    held = counted = 0
+    for move, before, state in walk_case(case):
+        searching = before["memory"][:, tabu.CONFLICTING] > 0
+        left_before, left = before["memory"][:, tabu.SEGMENT_LEFT], state.memory[:, tabu.SEGMENT_LEFT]
+        near = state.best_cost <= 3
+        returned = left > left_before
+        for row in np.flatnonzero(searching):
+            if near[row]:
+                assert returned[row] or left[row] == left_before[row] - 1
+                counted += 1
+            else:
+                assert left[row] == left_before[row]
+                held += 1
+    assert held >= 50 and counted >= 50, (held, counted)

@@ -37,6 +37,10 @@ the best cost), else ``segment_growth`` x L more than this one (Sudoku-LS:
 restarts from its elite pool, 100,000 iterations, +4 x 100,000 when a search found nothing new). Measured
 on Sudoku-LS itself (64x64 at 40 %, 10 instances): without these returns it needed 7-33 million
 iterations, with them 0.5-4 million; its constraint weights did not matter there (bench/RESULTS.md).
+Segments count only the moves made while the chain's best cost is at most ``segment_cost`` (8): far from a
+solution the best grid is no place to return to. At 64x64 with 60 % givens a chain's cost stays at 40-70 for
+tens of millions of moves and then falls to 0 at once; returns to its best there kept one chain of 30,000-move
+segments from solving any of five instances in 40 s, counted from cost 8 down it solved four (bench/RESULTS.md).
 L is the chain's own: chain c's is ``segment_moves[c mod R]``, a portfolio of lengths across chains, since the
 best length depends on the instance (64x64 at 40 % wants 10,000-30,000 moves, 49x49 at 50 % 300,000: one chain
 each, bench/RESULTS.md). L = 0: no segments.
@@ -69,7 +73,7 @@ Tables (``TabuTables``; per puzzle p, padded to the batch's largest):
   peers       (P, F, 3N) int16     free peers' indices f, -1 padded
   n_peers     (P, F) int16
   segment_moves (R,) uint32      chain c's segment length L: segment_moves[c mod R]
-  n_values, tenure_span, tenure_q8, flag_moves, segment_growth   shared integers
+  n_values, tenure_span, tenure_q8, flag_moves, segment_growth, segment_cost   shared integers
 
 Initial state: free cell f takes candidate (w0 * n_f) >> 32, w0 from counter (f, 0, chain, TAG_INIT)
 (``sirdey``'s draw); no mark is tabu, every flag is up, normal mode; the snapshot is this grid, the
@@ -104,6 +108,7 @@ FLAG_MOVES = 100
 # (bench/RESULTS.md, "tabu's segments"); a CPU's two default chains take the first two
 SEGMENT_MOVES = (300_000, 30_000, 1_000_000, 100_000)
 SEGMENT_GROWTH = 4
+SEGMENT_COST = 8  # segments count moves only while the chain's best cost is at most this (module docstring)
 MAX_SEGMENT = 1 << 30  # segment lengths stop growing here (uint32 arithmetic)
 # Its default schedule (t0, t_end, plateaus): a constant temperature for the normal mode's Metropolis test, over a
 # trial long enough that restarts are rare (bench/RESULTS.md, "move tabu: sweeps")
@@ -123,7 +128,8 @@ class TabuTables(NamedTuple):
     flag_moves: int
     segment_moves: np.ndarray
     segment_growth: int
-    SHARED = ("n_values", "tenure_span", "tenure_q8", "flag_moves", "segment_moves", "segment_growth")
+    segment_cost: int
+    SHARED = ("n_values", "tenure_span", "tenure_q8", "flag_moves", "segment_moves", "segment_growth", "segment_cost")
 
 
 def memory_size(free: int, side: int) -> int:
@@ -132,16 +138,17 @@ def memory_size(free: int, side: int) -> int:
 
 def tables(givens: np.ndarray, masks: np.ndarray, order: int, *, tenure_span: int | None = None,
            tenure_q8: int | None = None, flag_moves: int | None = None, segment_moves=None,
-           segment_growth: int | None = None) -> TabuTables:
+           segment_growth: int | None = None, segment_cost: int | None = None) -> TabuTables:
     """One puzzle's tables from its givens (forced cells included, -1 free) and candidate bitmasks. A free
     cell's candidates lose its given peers' digits (without propagation the masks hold every digit).
     Whole-array work (a loop over the free cells took 80 ms at 64x64, inside ``auto``'s clock)."""
     lengths = np.atleast_1d(np.asarray(SEGMENT_MOVES if segment_moves is None else segment_moves, dtype=np.int64))
     segment_growth = SEGMENT_GROWTH if segment_growth is None else int(segment_growth)
+    segment_cost = SEGMENT_COST if segment_cost is None else int(segment_cost)
     if not (lengths.ndim == 1 and lengths.size and (lengths >= 0).all() and (lengths < 1 << 24).all()
-            and 0 <= segment_growth < 1 << 6):
-        raise ValueError(f"segment_moves must be one or more lengths in 0 .. 2**24 - 1 and segment_growth in 0 .. 63 "
-                         f"(got {lengths.tolist()}, {segment_growth})")
+            and 0 <= segment_growth < 1 << 6 and 0 <= segment_cost < 1 << 30):
+        raise ValueError(f"segment_moves must be one or more lengths in 0 .. 2**24 - 1, segment_growth in 0 .. 63 and "
+                         f"segment_cost in 0 .. 2**30 - 1 (got {lengths.tolist()}, {segment_growth}, {segment_cost})")
     side = order * order
     givens = np.asarray(givens)
     free = np.flatnonzero(givens < 0).astype(np.int32)
@@ -180,7 +187,8 @@ def tables(givens: np.ndarray, masks: np.ndarray, order: int, *, tenure_span: in
                       tenure_span=int(TENURE_SPAN if tenure_span is None else tenure_span),
                       tenure_q8=int(TENURE_Q8 if tenure_q8 is None else tenure_q8),
                       flag_moves=int(FLAG_MOVES if flag_moves is None else flag_moves),
-                      segment_moves=lengths.astype(np.uint32), segment_growth=segment_growth)
+                      segment_moves=lengths.astype(np.uint32), segment_growth=segment_growth,
+                      segment_cost=segment_cost)
 
 
 def _unit_members(keys: np.ndarray, side: int, width: int) -> np.ndarray:
@@ -400,6 +408,7 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
     span, q8 = np.uint32(tables.tenure_span), np.uint32(tables.tenure_q8)
     flag_moves = np.uint32(tables.flag_moves)
     growth = np.uint32(tables.segment_growth)
+    segment_cost = np.int32(tables.segment_cost)
     n_free = tables.n_free[puzzle]
     width = np.uint32(free_cells.shape[0])
     flags = np.uint32(LIST_BASE + width)  # slot of f's flag: flags + f
@@ -504,7 +513,7 @@ def advance_chain(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
                     if settle_snapshot(config, memory, free_cells, snapshot, journal, journaled, width, n_free) != 0:
                         set_item(memory, SNAPSHOT_CHANGED, 1)
                     journaled = ZERO32
-            if segment_left != ZERO32:
+            if segment_left != ZERO32 and best <= segment_cost:  # counted near a solution only
                 segment_left = np.uint32(segment_left - ONE32)
                 if segment_left == ZERO32 and conflicting != ZERO32:
                     conflicting = restart_segment(config, gamma, memory, free_cells, peers, n_peers, n_values, flags,
