@@ -61,18 +61,9 @@ def main(argv=None) -> int:
     parser.add_argument("--segment-cost", type=int,
                         help=f"segments count moves only while the best cost is at most this (default {tabu.SEGMENT_COST})")
     args = parser.parse_args(argv)
-    if args.segment_moves is not None:
-        tabu.SEGMENT_MOVES = args.segment_moves
-    if args.segment_growth is not None:
-        tabu.SEGMENT_GROWTH = args.segment_growth
-    if args.segment_cost is not None:
-        tabu.SEGMENT_COST = args.segment_cost
-    if args.flag_moves is not None:
-        tabu.FLAG_MOVES = args.flag_moves
-    if args.tenure_span is not None:
-        tabu.TENURE_SPAN = args.tenure_span
-    if args.tenure_q8 is not None:
-        tabu.TENURE_Q8 = args.tenure_q8
+    for option in ("segment_moves", "segment_growth", "segment_cost", "flag_moves", "tenure_span", "tenure_q8"):
+        if getattr(args, option) is not None:  # the module's default, which tabu.tables reads, overridden
+            setattr(tabu, option.upper(), getattr(args, option))
     backend = backends.CpuBackend(threads=1)
     rows = []
     for index in indices(args.instances):

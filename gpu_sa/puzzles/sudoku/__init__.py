@@ -148,9 +148,10 @@ class Sudoku:
         if name not in MOVES:
             raise ValueError(f"unknown move {name!r} for sudoku; choose from {', '.join(MOVES)}")
         geo = geometry(self.order)
-        values, masks = self.propagation if propagate and self.propagation is not None else self.unpropagated
-        if name == "tabu" and propagate and self.propagation is not None:
-            values, masks = self.local_search_root
+        if not propagate or self.propagation is None:
+            values, masks = self.unpropagated
+        else:
+            values, masks = self.local_search_root if name == "tabu" else self.propagation
         givens = np.ascontiguousarray(values, dtype=np.int16)
         if name == "swap":
             movable, boxes = swap.box_tables(givens, self.order)
@@ -224,7 +225,7 @@ class Sudoku:
         with 60 % givens it left 33 free cells of one instance where the rules left 756; at 64x64 60 % it took
         6 % of the candidates. When it finds a contradiction the rules' fixpoint is returned: the chains can then
         never solve, and ``auto``'s complete search proves that there is no solution."""
-        from ...exact.sudoku.board import tables
+        from ...exact.sudoku import _digits_of, tables
         from ...exact.sudoku.consistency import ALLDIFF, BOX_LINE, strengthened
 
         values, masks = self.propagation
@@ -232,9 +233,9 @@ class Sudoku:
         peers, units, cell_units, full = tables(self.order)
         if not strengthened(cand, peers, units, cell_units, full, BOX_LINE | ALLDIFF, np.zeros(1, np.uint8)):
             return values, masks
-        bits = (cand[:, None] >> np.arange(self.side, dtype=np.uint64)) & np.uint64(1)
-        single = bits.sum(axis=1) == 1
-        return np.where(single, bits.argmax(axis=1), -1).astype(np.asarray(values).dtype), cand
+        strong_values = np.empty(cand.shape[0], dtype=np.asarray(values).dtype)
+        _digits_of(cand, strong_values)  # -1 where a cell still has several candidates
+        return strong_values, cand
 
     def write(self, values, fmt: str | None = None) -> str:
         return write(values, self.order, fmt or self.fmt)

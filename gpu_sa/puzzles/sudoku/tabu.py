@@ -95,7 +95,7 @@ NO_CELL = np.uint32(0xFFFFFFFF)
 MAX_TENURE = 1 << 20  # tenures are capped here (far above any measured one: 9 + 0.6 x 4096 < 2,500)
 KEY_A = np.uint32(0x9E3779B1)
 KEY_B = np.uint32(0x85EBCA6B)
-# memory layout: three scalars, then the list, the flags and the marks (see the module docstring)
+# memory layout: seven scalars, then the list, the flags, the marks, the snapshot and the journal (module docstring)
 CONFLICTING, BEST_MOVES_LEFT, SEGMENT_LEFT, SEGMENT_LENGTH, JOURNAL_LENGTH, SNAPSHOT_CHANGED, SEGMENT_BASE = range(7)
 LIST_BASE = 7
 # Sudoku-LS's constants: tenure rand() % 10 + 0.6 x conflicting vertices; 100 best-move moves
