@@ -144,8 +144,11 @@ def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progres
         budget = max(move.plateau_length, PROPOSALS_PER_NODE * (EXACT_NODES << round_index) // rows)
         # the size's default cooling, compressed into this round's moves
         law = dataclasses.replace(runner.default_schedule(move), n_plateaus=max(1, budget // move.plateau_length))
-        result = runner.anneal(puzzle, move=ROUNDS_MOVE, backend=backend, chains=rows, seed=seed, schedule=law,
-                               trials=1, chain_base=round_index * rows, time_limit=left, progress=progress)
+        try:
+            result = runner.anneal(puzzle, move=ROUNDS_MOVE, backend=backend, chains=rows, seed=seed, schedule=law,
+                                   trials=1, chain_base=round_index * rows, time_limit=left, progress=progress)
+        except stop_module.Interrupted:  # the stop came while the round's chains were set up
+            return work.answer(False, None, "none", "interrupted")
         work.add_round(result)
         if result.solved:
             return work.answer(True, result.solution, "anneal", "solved")
@@ -216,8 +219,11 @@ def _local_search(puzzle, work, found, *, seed, backend, chains, time_limit, thr
     if left is not None and left <= 0:
         return work.answer(False, None, "none", "time_limit")
     # chains=None: the runner's default for the move (one per core on the CPU), from the tables it builds anyway
-    result = runner.anneal(puzzle, move=LOCAL_SEARCH_MOVE, backend=backend, chains=chains, seed=seed, trials=1,
-                           time_limit=left, progress=between_chunks, stop_when=lambda: slices.answer is not None)
+    try:
+        result = runner.anneal(puzzle, move=LOCAL_SEARCH_MOVE, backend=backend, chains=chains, seed=seed, trials=1,
+                               time_limit=left, progress=between_chunks, stop_when=lambda: slices.answer is not None)
+    except stop_module.Interrupted:  # a stop (or the search's answer) came while the chains were set up
+        return slices.answer if slices.answer is not None else work.answer(False, None, "none", "interrupted")
     work.add_round(result)
     if result.solved:
         # a slice due before the move at which the chain solved would have answered first

@@ -126,13 +126,17 @@ def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | Non
     seed-002 rules first, candidate-aware moves; off: the landed streams). ``replicas`` R > 1 groups the chains by R on a temperature
     ladder that exchanges rungs every ``exchange_interval`` moves. ``stop_when`` is asked between
     chunks, like the process-wide stop flag. ``chunk_moves`` fixes the chunk length instead of
-    adapting it (tests use it).
+    adapting it (tests use it). A stop that comes before the puzzle's first trial has run leaves nothing to
+    report: ``gpu_sa.stop.Interrupted`` then.
     """
-    return next(anneal_many([puzzle], batch=1, move=move, backend=backend, chains=chains, seed=seed,
-                            schedule=schedule, max_moves=max_moves, trials=trials, stall_plateaus=stall_plateaus,
-                            time_limit=time_limit, early_stop=early_stop, chain_base=chain_base, progress=progress,
-                            chunk_moves=chunk_moves, keep_state=keep_state, replicas=replicas,
-                            exchange_interval=exchange_interval, propagate=propagate, stop_when=stop_when))
+    for result in anneal_many([puzzle], batch=1, move=move, backend=backend, chains=chains, seed=seed,
+                              schedule=schedule, max_moves=max_moves, trials=trials, stall_plateaus=stall_plateaus,
+                              time_limit=time_limit, early_stop=early_stop, chain_base=chain_base, progress=progress,
+                              chunk_moves=chunk_moves, keep_state=keep_state, replicas=replicas,
+                              exchange_interval=exchange_interval, propagate=propagate, stop_when=stop_when):
+        return result
+    # not a StopIteration: inside a caller's generator Python turns that into 'RuntimeError: generator raised ...'
+    raise stop_module.Interrupted("setting up the chains")
 
 
 def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None = None, backend="auto",

@@ -29,6 +29,18 @@ def test_a_batch_reports_what_each_puzzle_reports_alone():
     assert any(k[5] > 1 for k in alone), "no puzzle needed a second trial: the refill path went untested"
 
 
+def test_a_stop_before_the_first_trial_leaves_nothing_to_report_and_says_so():
+    """anneal() raises stop.Interrupted (a StopIteration once escaped it, and a caller's generator turned that into
+    'RuntimeError: generator raised StopIteration'); anneal_many simply yields nothing."""
+    from gpu_sa import stop
+
+    puzzle = gpu_sa.parse(HARD)[0]
+    options = dict(backend="cpu", chains=4, seed=1, stop_when=lambda: True)
+    assert list(runner.anneal_many([puzzle], **options)) == []
+    with pytest.raises(stop.Interrupted, match="setting up the chains"):
+        runner.anneal(puzzle, **options)
+
+
 @pytest.mark.parametrize("backend", ["numpy", "cpu"])
 def test_a_puzzle_wider_than_the_batch_so_far_gets_a_wider_state(backend):
     """Move tabu's state widths follow the batch's most free cells: a puzzle taking a freed slot with more free

@@ -210,7 +210,7 @@ def test_a_stop_before_the_first_run_began_reports_nothing_and_exits_130(cli, mo
 
     def stopped_before_start(*args, **kwargs):  # what runner.anneal does when the stop came first
         stop.request(signal.SIGINT)
-        raise StopIteration
+        raise stop.Interrupted("setting up the chains")
 
     monkeypatch.setattr(runner, "anneal", stopped_before_start)
     status, out, err = cli("solve", "-", "--method", "anneal", "--batch", "1", "--backend", "numpy", "--json",

@@ -256,6 +256,25 @@ def test_a_stop_request_ends_grid_generation_within_a_second_with_the_grids_made
     assert 0 < len(made) < 10**6 and all(_valid(g, 3) for g in made)
 
 
+def test_a_stop_that_lands_while_an_annealing_round_is_set_up_ends_generation_cleanly(stop_flag, monkeypatch):
+    """CI once saw 'RuntimeError: generator raised StopIteration' when the stop came between rounds: the round
+    being set up makes no grid, and the stream ends with the grids already out."""
+    from gpu_sa import runner
+
+    real, rounds = runner.anneal, []
+
+    def stop_at_the_second_round(*args, **kwargs):  # what runner.anneal does when the stop comes in its set-up
+        rounds.append(kwargs["chain_base"])
+        if len(rounds) == 2:
+            stop_flag.request()
+            raise stop_flag.Interrupted("setting up the chains")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "anneal", stop_at_the_second_round)
+    made = generate.grids(10**6, method="anneal", seed=2, backend="cpu", chains=16)
+    assert len(rounds) == 2 and 0 < len(made) <= 16 and all(_valid(g, 3) for g in made)
+
+
 # Issue 24 items 3 and 4, issue 27 item 9: counts, defaults, progress and Ctrl-C of `generate`.
 
 @pytest.mark.parametrize("args,message", [

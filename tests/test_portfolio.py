@@ -117,6 +117,27 @@ def test_an_empty_grid_is_answered_by_the_first_search_round(order):
     assert answer.nodes < order ** 4 and not puzzle.check(answer.solution)
 
 
+@pytest.mark.parametrize("path", ["rounds", "local_search"])
+def test_a_stop_while_the_chains_are_set_up_is_an_interrupted_answer(monkeypatch, path):
+    """runner.anneal raises stop.Interrupted when the stop came before its chains ran (once a StopIteration that
+    escaped as a traceback): auto answers 'interrupted', as for a stop between chunks."""
+    from gpu_sa import stop
+
+    def stopped_in_set_up(*args, **kwargs):
+        raise stop.Interrupted("setting up the chains")
+
+    if path == "rounds":
+        monkeypatch.setattr(portfolio, "EXACT_NODES", 1)
+    else:
+        monkeypatch.setattr(portfolio, "LOCAL_SEARCH_ORDER", 3)
+        search = portfolio.exact.count_solutions
+        monkeypatch.setattr(portfolio.exact, "count_solutions", lambda *a, **o: search(*a, **{**o, "max_nodes": 1}))
+    monkeypatch.setattr(portfolio, "_warm_up", lambda puzzle, backend: None)
+    monkeypatch.setattr(portfolio.runner, "anneal", stopped_in_set_up)
+    answer = portfolio.solve(gpu_sa.parse(PUZZLES["order3_hard"])[0], seed=1, backend="cpu")
+    assert answer.stopped == "interrupted" and not answer.solved and answer.solution is None
+
+
 # Issue 23: from LOCAL_SEARCH_ORDER up, one long run of move tabu's chains with the search in slices between.
 # The 9x9 cases below lower LOCAL_SEARCH_ORDER to 3 so that the rules are checked in milliseconds.
 

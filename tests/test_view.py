@@ -146,6 +146,20 @@ def test_stop_ends_that_run_only_and_one_run_at_a_time():
     assert events[-1]["event"] == "stopped" and events[-1]["why"] == "stopped by the page"
 
 
+def test_a_run_stopped_before_its_chains_ran_ends_with_a_stopped_event(monkeypatch):
+    """runner.anneal raises stop.Interrupted when the stop came during its set-up: a 'stopped' event, not an
+    internal error."""
+    from gpu_sa import runner, stop
+
+    def stopped_in_set_up(*args, **kwargs):
+        raise stop.Interrupted("setting up the chains")
+
+    monkeypatch.setattr(runner, "anneal", stopped_in_set_up)
+    with running_server("numpy") as server:
+        status, events = request(server, "POST", "/api/anneal", {"text": EASY})
+    assert status == 200 and events[-1]["event"] == "stopped" and "error" not in {e["event"] for e in events}
+
+
 def view_process(*options):
     script = ("import argparse, sys\nfrom gpu_sa import view\nparser = argparse.ArgumentParser()\n"
               "view.add_arguments(parser)\nsys.exit(view.run(parser.parse_args(sys.argv[1:])))")

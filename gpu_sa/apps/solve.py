@@ -127,7 +127,7 @@ def anneal(puzzle, *, move: str | None, schedule, engine: dict, fmt: str | None,
     try:
         result = runner.anneal(puzzle, move=move, schedule=schedule, progress=progress, keep_state=keep_state,
                                **engine)
-    except StopIteration:  # the runner's stream of results ended before this puzzle's run: a stop request
+    except stop.Interrupted:  # the stop request came before this puzzle's run began
         return None
     time_limit = engine.get("time_limit")
     left = None if time_limit is None else time_limit - (time.perf_counter() - run_start)

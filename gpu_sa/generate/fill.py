@@ -138,9 +138,12 @@ def _annealed(order, method, seed, backend, chains, round_index):
         law, moves = schedule.from_list([1e-3], plateau_length=length), 200 * length
     else:
         law, moves = schedule.geometric(t0=0.5, t_end=0.05, plateaus=200, plateau_length=length), None
-    result = runner.anneal(puzzle, move="swap", backend=backend, chains=chains, seed=seed, schedule=law,
-                           max_moves=moves, trials=1, early_stop=False, chain_base=round_index * chains,
-                           keep_state=True, propagate=False)
+    try:
+        result = runner.anneal(puzzle, move="swap", backend=backend, chains=chains, seed=seed, schedule=law,
+                               max_moves=moves, trials=1, early_stop=False, chain_base=round_index * chains,
+                               keep_state=True, propagate=False)
+    except stop.Interrupted:  # the stop came while the round was being set up: it made no grid
+        return np.empty((0, puzzle.side * puzzle.side), dtype=np.int16)
     state = result.state
     solved = state.best_config[state.best_cost == 0].astype(np.int16)
     for grid in solved:

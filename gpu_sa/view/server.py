@@ -46,7 +46,7 @@ from importlib import resources
 
 import numpy as np
 
-from .. import __version__, runner
+from .. import __version__, runner, stop
 from ..puzzles.sudoku import DEFAULT_MOVE, MOVES
 from . import api
 
@@ -419,7 +419,7 @@ class Handler(BaseHTTPRequestHandler):
             try:
                 result = runner.anneal(puzzle, backend=self.server.backend, progress=progress,
                                        stop_when=lambda: work.stopped, **options)
-            except RunStopped:
+            except (RunStopped, stop.Interrupted):  # Interrupted: stopped before the chains had run
                 result = None
             except Exception as error:  # a bug: one line on the page, not a traceback in the terminal
                 self._line({"event": "error", "error": _internal(error)})
