@@ -24,12 +24,16 @@ solved none of 49x49), so there ``auto`` runs it as ONE long annealing run of th
 restarted: a tabu search's progress is its chains' state) and gives the complete search its slices in between,
 still by counts, never by seconds:
 
-    slice 0, before any move:  the search, at most as many branches as free cells: a grid the search fills
-                               without backtracking (an empty grid) is answered at once
+    slice 0, once the chains have made FIRST_SLICE_MOVES moves each:  the search, at most as many branches
+                               as free cells: one descent, which fills a grid it needs no backtracking for
     slice k >= 1:              once the chains have made M x 2^(k-1) moves each, the search goes on for that many
                                moves >> NODES_PER_MOVE_SHIFT branches (a few percent of the chains' time on the
                                CPU); M = the larger of FIRST_SLICE_MOVES and SLICE_MOVES_PER_LITERAL x the literals
                                of the search's CNF, the size of what a slice builds before its first branch
+
+Slice 0 ran before any move until the chains were measured on what it is for: it took 2-4 ms on every 36x36 at 40 %
+(about 775 branches), 5-9 % of the chains' median there, while the chains fill an empty grid about as fast as the
+descent does (36x36: 16 ms against 8 ms; 49x49: 22 against 30; 64x64: 94 against 88; bench/RESULTS.md, issue 23).
 
 A slice runs at the first chunk boundary past its move count; the answer is the earlier of the two in that
 order of counts: the local search's, when its chain solved at or before a slice's move count, else the slice's.
@@ -38,6 +42,7 @@ So the answer still depends on the seed alone, and the search, given its slices,
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from dataclasses import dataclass
 
@@ -166,13 +171,17 @@ class _Slices:
         self.seed, self.threads, self.time_limit = seed, threads, time_limit
         self.index, self.next_restart = 0, 0
         self.answer: Answer | None = None  # once a slice has answered (solved, no solution) or been stopped
-        literals = exact.cnf_literals(np.ascontiguousarray(found.candidates, dtype=np.uint64), puzzle.order)
-        self.first_moves = max(FIRST_SLICE_MOVES, SLICE_MOVES_PER_LITERAL * literals)  # slice 1's moves per chain
+
+    @functools.cached_property
+    def first_moves(self) -> int:
+        """Slice 1's moves per chain; counted when slice 0 has run (the chains solve most grids before)."""
+        literals = exact.cnf_literals(np.ascontiguousarray(self.found.candidates, dtype=np.uint64), self.puzzle.order)
+        return max(FIRST_SLICE_MOVES, SLICE_MOVES_PER_LITERAL * literals)
 
     def at(self, index):
         """(moves per chain before slice ``index``, its branches)."""
         if index == 0:
-            return 0, max(int(self.found.free), FIRST_SLICE_NODES)
+            return FIRST_SLICE_MOVES, max(int(self.found.free), FIRST_SLICE_NODES)
         moves = self.first_moves << (index - 1)
         return moves, moves >> NODES_PER_MOVE_SHIFT
 
@@ -206,8 +215,6 @@ class _Slices:
 def _local_search(puzzle, work, found, *, seed, backend, chains, time_limit, threads, progress) -> Answer:
     """From LOCAL_SEARCH_ORDER up: one long run of the local search's chains, the search in slices between."""
     slices = _Slices(puzzle, work, found, seed=seed, threads=threads, time_limit=time_limit)
-    if slices.run_until(0) is not None:
-        return slices.answer
 
     def between_chunks(record):
         if progress is not None:
@@ -258,12 +265,11 @@ def _warm_up(puzzle, backend):
     first restart (4 to 53 at orders 2 to 8), through the same steps as an easy puzzle. What the warm-up
     costs is in ``setup_seconds``, with the order's constant tables it builds (peers, units: about 2 ms at
     16x16, once per process), as ``gpu-sa exact``'s clock starts after them."""
-    givens = np.asarray(puzzle.givens)
-    kind = (puzzle.order, givens.dtype, givens.flags.writeable)
+    kind = puzzle.specialization
     if kind in _warmed:  # a file of many puzzles: the previous ones have run these steps at this size
         return
     for order in (2,) + (puzzle.order,) * WARM_UP_RUNS:
-        _rounds(stand_in(puzzle, order), _Work(start=time.perf_counter(), setup=0), seed=0, backend=backend,
+        _rounds(puzzle.stand_in(order), _Work(start=time.perf_counter(), setup=0), seed=0, backend=backend,
                 chains=None, time_limit=None, threads=1, progress=None, anneal=False)
     _warmed.add(kind)
 
@@ -300,18 +306,6 @@ class _Work:
                       seconds=max(0.0, wall - self.annealer_setup), setup_seconds=self.setup + self.annealer_setup,
                       rounds=self.rounds, nodes=self.nodes, restarts=self.restarts, moves=self.moves,
                       anneal=self.anneal)
-
-
-def stand_in(puzzle, order: int):
-    """The warm-up's puzzle of ``order``: a valid grid with digits 0, 1 and 2 emptied, its givens typed and
-    flagged like ``puzzle``'s (another dtype or a read-only array is another specialization of the code)."""
-    givens = np.asarray(puzzle.givens)
-    side = order * order
-    rows, columns = np.divmod(np.arange(side * side), side)
-    solved = (order * (rows % order) + rows // order + columns) % side  # a valid grid of any order
-    grid = np.where(solved < 3, -1, solved).astype(givens.dtype)
-    grid.flags.writeable = givens.flags.writeable
-    return dataclasses.replace(puzzle, givens=grid, order=order)
 
 
 def _checked(puzzle, values):

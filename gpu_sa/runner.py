@@ -88,8 +88,8 @@ class Result:
     chain_moves: int  # moves that chain had made (in its trial) when it first reached that cost
     moves: int  # moves done in each chain slot, summed over trials
     proposals: int  # moves x chains
-    seconds: float  # annealing wall time, from the puzzle's first move to the end of its last chunk
-    setup_seconds: float  # allocation, initial states and compilation, before the first move
+    seconds: float  # preparation (prepare_seconds) + annealing wall time, first move to the end of its last chunk
+    setup_seconds: float  # allocation, initial states, compilation, the stand-in's move (code loaded): not solving
     backend: str
     seed: int
     chains: int
@@ -99,6 +99,9 @@ class Result:
     replicas: int = 1
     exchange_rates: tuple = ()  # per pair of neighbouring rungs: accepted / attempted, over every trial
     index: int = 0  # position of the puzzle in the input of anneal_many
+    # building the puzzle's move (Sudoku: the rules' root, its strengthening, the tables): solving work, as a peer's
+    # simplification rules are, so it is in ``seconds``; allocation and compilation are not (``setup_seconds``)
+    prepare_seconds: float = 0.0
     state: ChainState | None = field(default=None, repr=False, compare=False)
 
 
@@ -225,6 +228,9 @@ class _Options:
         return default_schedule(anneal_move)
 
 
+_warmed_moves: set = set()  # (puzzle type, specialization, move, propagate) whose move building has run here
+
+
 class _Source:
     """The input puzzles, numbered, with their moves; a batch takes the next one only if it fits."""
 
@@ -235,12 +241,28 @@ class _Source:
         self._after = None  # the puzzle after the next one, once more_than_one() has looked
 
     def peek(self):
-        """(index, puzzle, move) of the next puzzle, or None at the end."""
+        """The next puzzle's item (``_prepared``), or None at the end."""
         if self._next is None:
             for index, puzzle in self._items:
-                self._next = (index, puzzle, self._options.move_of(puzzle))
+                self._next = self._prepared(index, puzzle)
                 break
         return self._next
+
+    def _prepared(self, index, puzzle):
+        """The item of a puzzle: (index, puzzle, move, seconds the move took, seconds of its warm-up). A puzzle that
+        offers a stand-in (``puzzle.stand_in()``) has the stand-in's move built first, once per specialization in the
+        process: the first build loads machine code (10 ms at 36x36), which is setup, not work on the puzzle."""
+        load_seconds = 0.0
+        if hasattr(puzzle, "stand_in"):
+            key = (type(puzzle), puzzle.specialization, self._options.move, self._options.propagate)
+            if key not in _warmed_moves:
+                start = time.perf_counter()
+                self._options.move_of(puzzle.stand_in())
+                _warmed_moves.add(key)
+                load_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        move = self._options.move_of(puzzle)
+        return index, puzzle, move, time.perf_counter() - start, load_seconds
 
     def more_than_one(self) -> bool:
         """Whether another puzzle follows the next one (reads one puzzle ahead)."""
@@ -248,7 +270,7 @@ class _Source:
             return False
         if self._after is None:
             for index, puzzle in self._items:
-                self._after = (index, puzzle, self._options.move_of(puzzle))
+                self._after = self._prepared(index, puzzle)
                 break
         return self._after is not None
 
@@ -282,6 +304,8 @@ class _Slot:
     index: int
     puzzle: object
     move: AnnealMove
+    prepare_seconds: float = 0.0  # building ``move``, counted in the result's seconds
+    load_seconds: float = 0.0  # its stand-in's move built first (machine code loaded), counted as setup
     trial: int = 0
     best: tuple | None = None  # (cost, chain, chain_moves, configuration)
     moves: int = 0  # moves done while running, over every trial
@@ -575,10 +599,11 @@ class _Batch:
         self.done[slot.index] = Result(
             solved=solved, solution=grid if solved else None, best=grid, cost=cost, chain=chain,
             chain_moves=chain_moves, moves=slot.moves, proposals=slot.moves * self.rows,
-            seconds=time.perf_counter() - slot.started, setup_seconds=self.setup_seconds, backend=self.backend.name,
+            seconds=slot.prepare_seconds + time.perf_counter() - slot.started,
+            setup_seconds=self.setup_seconds + slot.load_seconds, backend=self.backend.name,
             seed=self.options.seed, chains=self.rows, trials=slot.trial + 1, stopped=slot.stopped,
             schedule=self.schedule.describe(), replicas=self.replicas, exchange_rates=rates, index=slot.index,
-            state=slot.host)
+            state=slot.host, prepare_seconds=slot.prepare_seconds)
 
     def _emit(self):
         while self.order and self.order[0] in self.done:

@@ -41,6 +41,24 @@ def test_a_stop_before_the_first_trial_leaves_nothing_to_report_and_says_so():
         runner.anneal(puzzle, **options)
 
 
+def test_building_the_move_is_timed_and_its_stand_in_is_built_once_per_specialization(monkeypatch):
+    """Building a puzzle's move (its rules' root and tables) is solving work, in ``seconds``; the stand-in's move
+    built first, once per specialization in the process, loads the machine code and is setup."""
+    from gpu_sa.puzzles.sudoku import Sudoku
+
+    monkeypatch.setattr(runner, "_warmed_moves", set())
+    stand_ins = []
+    real = Sudoku.stand_in
+    monkeypatch.setattr(Sudoku, "stand_in", lambda self, *a: stand_ins.append(self) or real(self, *a))
+    puzzle = gpu_sa.parse(HARD)[0]
+    options = dict(move="tabu", backend="cpu", chains=2, seed=1, max_moves=50, trials=1)
+    first, second = runner.anneal(puzzle, **options), runner.anneal(puzzle, **options)
+    assert len(stand_ins) == 1  # the second run found the code loaded
+    assert 0 < first.prepare_seconds <= first.seconds and 0 < second.prepare_seconds <= second.seconds
+    runner.anneal(puzzle, **{**options, "move": "swap"})
+    assert len(stand_ins) == 2  # another move: other code
+
+
 @pytest.mark.parametrize("backend", ["numpy", "cpu"])
 def test_a_puzzle_wider_than_the_batch_so_far_gets_a_wider_state(backend):
     """Move tabu's state widths follow the batch's most free cells: a puzzle taking a freed slot with more free

@@ -7,6 +7,9 @@ The interface every puzzle module offers (see ``gpu_sa.puzzles``):
   puzzle.check(values)      -> list of rule violations, from the independent validator
   puzzle.contradicts()      -> True when cheap propagation proves there is no solution
   puzzle.count_solutions(limit=, max_nodes=, seed=, threads=, time_limit=) -> the exact solver's count
+  puzzle.stand_in(), puzzle.specialization   (optional) a puzzle that runs the same compiled code, and what
+                            decides which code that is: the runner builds a stand-in's move once per
+                            specialization before the clock, so that loading machine code is setup, not solving
 """
 from __future__ import annotations
 
@@ -135,6 +138,25 @@ class Sudoku:
     @property
     def default_move(self) -> str:
         return default_move(self.order)
+
+    @property
+    def specialization(self) -> tuple:
+        """What picks the machine code the rules and the search run on (numba specializes on dtype and writeability)."""
+        givens = np.asarray(self.givens)
+        return self.order, givens.dtype, givens.flags.writeable
+
+    def stand_in(self, order: int | None = None) -> "Sudoku":
+        """A valid grid of ``order`` (default: this one's) with its digits 0, 1 and 2 emptied, its givens typed and
+        flagged like this puzzle's: the rules cannot fill it, the search fills it in a few dozen branches, through the
+        same code as a real puzzle (warm-ups run it before the clock)."""
+        order = self.order if order is None else order
+        givens = np.asarray(self.givens)
+        side = order * order
+        rows, columns = np.divmod(np.arange(side * side), side)
+        solved = (order * (rows % order) + rows // order + columns) % side  # a valid grid of any order
+        grid = np.where(solved < 3, -1, solved).astype(givens.dtype)
+        grid.flags.writeable = givens.flags.writeable
+        return Sudoku(givens=grid, order=order, fmt=self.fmt, source="<stand-in>")
 
     def move(self, name: str | None = None, *, propagate: bool = True) -> AnnealMove:
         """The annealer's view of the puzzle under move ``name`` (None: ``default_move``, per order).
