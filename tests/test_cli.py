@@ -222,3 +222,24 @@ def test_the_run_header_names_the_launch(cli):
     assert status == 0 and "gpu-sa: launch: 8 chains per puzzle" in err.splitlines()
     status, _, err = cli("solve", "-", "--method", "anneal", "--backend", "numpy", "--seed", "1", "--quiet", stdin=one)
     assert status == 0 and "launch" not in err
+
+
+def test_the_annealers_clock_covers_the_puzzles_rules(cli, monkeypatch):
+    """`solve --method anneal` builds each move before the run (schedules, chain checks) on a copy: the runner builds
+    the puzzle's own inside its clock, from a puzzle with no cached root, so its rules (Sudoku: propagation and the
+    strengthened root of move tabu) are on the clock, as a peer's own rules are on its clock."""
+    from gpu_sa import runner
+
+    cached_at_the_clock = []
+    real = runner._Options.move_of
+
+    def move_of(self, puzzle):
+        cached_at_the_clock.append({"propagated", "local_search_root"} & set(vars(puzzle)))
+        return real(self, puzzle)
+
+    monkeypatch.setattr(runner._Options, "move_of", move_of)
+    status, out, err = cli("solve", "-", "--method", "anneal", "--move", "tabu", "--backend", "cpu", "--chains", "2",
+                           "--seed", "1", "--json", stdin=EASY)
+    assert status == 0 and json.loads(out)["solved"], err
+    assert cached_at_the_clock[-1] == set()  # the puzzle itself (a stand-in may come first: the code loaded)
+    assert json.loads(out)["seconds"] > 0

@@ -245,7 +245,11 @@ def _anneal(app, kind, puzzles, args) -> int:
     from .. import backends, runner
 
     backend, why = backends.select(args.backend)
-    moves = [puzzle.move(args.move or getattr(puzzle, "default_move", kind.DEFAULT_MOVE), propagate=not args.no_propagate) for puzzle in puzzles]
+    # built on copies, for the schedules and the chain checks: a puzzle caches its rules' root, and the runner, which
+    # builds the move again inside the clock, would then leave that solving work (Sudoku: propagation, the root's
+    # strengthening) off it, as a peer's clock does not leave off its own rules
+    moves = [replace(puzzle).move(args.move or getattr(puzzle, "default_move", kind.DEFAULT_MOVE),
+                              propagate=not args.no_propagate) for puzzle in puzzles]
     laws = [app.schedule_for(move, law=args.schedule, t0=args.t0, t_end=args.t_end, plateaus=args.plateaus,
                              plateau_length=args.plateau_length, delta=args.delta, temperatures=args.temperatures,
                              replicas=args.replicas)

@@ -230,12 +230,18 @@ class Sudoku:
         return np.asarray(self.givens), masks
 
     @functools.cached_property
+    def propagated(self):
+        """``gpu_sa.exact.sudoku.propagate`` of the givens (the seed-002 rules' fixpoint, its free cells, or a
+        contradiction), computed once: ``auto`` starts from it and the moves' roots are built on it."""
+        from ...exact import sudoku as exact
+
+        return exact.propagate(self.givens, self.order)
+
+    @functools.cached_property
     def propagation(self) -> tuple[np.ndarray, np.ndarray] | None:
         """(values, masks) after the seed-002 rules ran to a fixpoint (forced cells filled, -1 free; each
         cell's candidate digits as a bitmask), or None when they prove the puzzle has no solution."""
-        from ...exact import sudoku as exact
-
-        found = exact.propagate(self.givens, self.order)
+        found = self.propagated
         return None if found.contradiction else (found.values, found.candidates)
 
     @functools.cached_property
