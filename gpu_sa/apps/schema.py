@@ -38,14 +38,16 @@ KEYS = (
         "null when unsolved and no annealing ran (the exact methods, a contradiction)"),
     Key("stopped", METHODS, "why the run ended: solved, max_moves, stalled, time_limit, interrupted, rounds (auto's "
         "last round), no_solution or contradiction"),
-    Key("seconds", METHODS, "the solving time (auto: from propagation to the validator's verdict)"),
+    Key("seconds", METHODS, "the solving time (auto: from propagation to the validator's verdict; anneal: building "
+                            "the puzzle's move, i.e. its rules' root and tables, then the annealing itself)"),
     Key("seed", METHODS, "the seed the run is a pure function of (null: the exact methods' default, no seed)"),
     Key("unique", METHODS, "whether the solution is the only one: true, false, or null when the search gave up",
         when="--check-unique"),
     Key("unique_seconds", ("auto",), "the seconds the uniqueness check took (after the solve)", when="--check-unique"),
     Key("reason", METHODS, "why there is no solution, in words", when='"stopped": "contradiction"'),
     Key("backend", CHAINS, "where the chains ran: cuda, cpu or numpy (null when nothing ran: a contradiction)"),
-    Key("setup_seconds", CHAINS, "before the clock: choosing the backend, compiling or loading the machine code, "
+    Key("setup_seconds", CHAINS, "before the clock: choosing the backend, compiling or loading the machine code (a "
+        "stand-in grid's move is built once per size, so that the first real one does not pay for loading it), "
         "allocation (auto: and its warm-up on stand-in grids)"),
     Key("moves", CHAINS, "annealing moves made in each chain slot, over every trial (auto: every annealing round)"),
     Key("chain", CHAINS, "the chain that holds cost (and the solution)", when=ANNEALED),
