@@ -229,8 +229,8 @@ def _local_search(puzzle, work, found, *, seed, backend, chains, time_limit, thr
     try:
         result = runner.anneal(puzzle, move=LOCAL_SEARCH_MOVE, backend=backend, chains=chains, seed=seed, trials=1,
                                time_limit=left, progress=between_chunks, stop_when=lambda: slices.answer is not None)
-    except stop_module.Interrupted:  # a stop (or the search's answer) came while the chains were set up
-        return slices.answer if slices.answer is not None else work.answer(False, None, "none", "interrupted")
+    except stop_module.Interrupted:  # the stop came while the chains were set up (no slice runs before a chunk)
+        return work.answer(False, None, "none", "interrupted")
     work.add_round(result)
     if result.solved:
         # a slice due before the move at which the chain solved would have answered first

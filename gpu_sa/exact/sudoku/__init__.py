@@ -32,7 +32,7 @@ from .propagation import (CONTRADICTION, EXCLUSIVITY, PARITY, REMOVED, RULES, TR
 from .propagation import _fixpoint, _start  # noqa: F401  (tests drive the fixpoint directly)
 from .restarts import DEFAULT_BASE_NODES, available_cores, luby
 
-__all__ = ["count_solutions", "count_many", "cnf_literals", "propagate", "contradicts", "rule_round", "Propagation", "ExactResult",
-           "tables", "initial_candidates", "search", "search_batch", "search_core", "luby", "available_cores",
+__all__ = ["count_solutions", "count_many", "cnf_literals", "propagate", "contradicts", "rule_round", "Propagation",
+           "ExactResult", "tables", "initial_candidates", "search", "search_batch", "search_core", "luby", "available_cores",
            "RULES", "TRACE_COLUMNS", "EXCLUSIVITY", "UNIQUENESS", "PARITY", "REMOVED", "CONTRADICTION",
            "DEFAULT_MAX_NODES", "NO_NODE_LIMIT", "DEFAULT_BASE_NODES", "ONE", "ZERO"]
