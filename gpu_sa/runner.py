@@ -89,7 +89,10 @@ class Result:
     moves: int  # moves done in each chain slot, summed over trials
     proposals: int  # moves x chains
     seconds: float  # preparation (prepare_seconds) + annealing wall time, first move to the end of its last chunk
-    setup_seconds: float  # allocation, initial states, compilation, the stand-in's move (code loaded): not solving
+    # the rest of the call's time before its first move: checking the options, allocation, initial states,
+    # compilation, the stand-in's move (code loaded); not solving. seconds + setup_seconds is the call's wall time
+    # up to the result (anneal; a stream's later puzzles share their batch's)
+    setup_seconds: float
     backend: str
     seed: int
     chains: int
@@ -159,6 +162,7 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None
     share of the device instead of all of it). A chain's trajectory never depends on the batch: for
     the same ``chains``, every answer is the same alone or batched.
     """
+    entered = time.perf_counter()  # a generator's body runs at the first next(): the caller's clock is running
     if isinstance(backend, str):
         backend, _ = backends_module.select(backend)
     if chains is not None:
@@ -180,6 +184,7 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None
                        replicas=replicas, exchange_interval=exchange_interval, propagate=propagate,
                        stop_when=stop_when)
     source = _Source(puzzles, options)
+    since = (entered, 0.0)  # (when this batch's set-up began, the source's preparation seconds by then)
     with _interrupts():
         while source.peek() is not None and not stop_module.requested() and not (stop_when is not None and stop_when()):
             first = source.peek()[2]
@@ -189,7 +194,8 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None
             most = backend.max_rows(first)  # the cuda kernels' 32-bit strides: a launch holds at most this many rows
             if most is not None:
                 size = max(1, min(size, most // rows))
-            yield from _Batch(backend, options, source, size, rows).run()
+            yield from _Batch(backend, options, source, size, rows, since).run()
+            since = (time.perf_counter(), source.prepared_seconds)
 
 
 @dataclass
@@ -239,6 +245,7 @@ class _Source:
         self._options = options
         self._next = None
         self._after = None  # the puzzle after the next one, once more_than_one() has looked
+        self.prepared_seconds = 0.0  # building moves and stand-ins' moves so far (accounted per puzzle)
 
     def peek(self):
         """The next puzzle's item (``_prepared``), or None at the end."""
@@ -262,7 +269,9 @@ class _Source:
                 load_seconds = time.perf_counter() - start
         start = time.perf_counter()
         move = self._options.move_of(puzzle)
-        return index, puzzle, move, time.perf_counter() - start, load_seconds
+        prepare_seconds = time.perf_counter() - start
+        self.prepared_seconds += prepare_seconds + load_seconds
+        return index, puzzle, move, prepare_seconds, load_seconds
 
     def more_than_one(self) -> bool:
         """Whether another puzzle follows the next one (reads one puzzle ahead)."""
@@ -327,8 +336,9 @@ def exchange_attempts(pairs: int, rounds: int, groups: int) -> np.ndarray:
 class _Batch:
     """Up to ``size`` puzzles sharing one state and one clock (see the module docstring)."""
 
-    def __init__(self, backend, options, source, size, rows):
+    def __init__(self, backend, options, source, size, rows, since):
         self.backend, self.options, self.source, self.size = backend, options, source, size
+        self.since = since  # (when its set-up began, source.prepared_seconds then): see run()
         first = source.take(None)
         self.first_move = first[2]
         self.schedule = options.schedule_of(self.first_move)
@@ -385,7 +395,6 @@ class _Batch:
 
     def run(self) -> Iterator[Result]:
         backend = self.backend
-        setup_start = time.perf_counter()
         self._restack()
         with self._setting_up():
             self.state = backend.allocate(self.move, self.rows * len(self.slots))
@@ -397,7 +406,9 @@ class _Batch:
         # A launch of zero moves compiles the advance code (seconds with numba) and changes nothing,
         # so ``seconds`` measures annealing alone.
         backend.advance(self.state, self.move, self.chains_for(starting), self.chunk(0, 0))
-        self.setup_seconds = time.perf_counter() - setup_start
+        # everything since the set-up began but building the puzzles' moves, which each result accounts for itself
+        began, prepared = self.since
+        self.setup_seconds = time.perf_counter() - began - (self.source.prepared_seconds - prepared)
         while True:
             self._round()
             yield from self._emit()
