@@ -31,7 +31,9 @@ still by counts, never by seconds:
                                CPU); M = the larger of FIRST_SLICE_MOVES and SLICE_MOVES_PER_LITERAL x the literals
                                of the search's CNF, the size of what a slice builds before its first branch
 
-Slice 0 ran before any move until the chains were measured on what it is for: it took 2-4 ms on every 36x36 at 40 %
+Slice 0 runs before any move only when the rules leave at most FEW_FREE_CELLS free cells (60 % givens from
+36x36: a descent of microseconds, where the chains' tables alone take longer). It ran before any move on every
+grid until the chains were measured on what it is for: it took 2-4 ms on every 36x36 at 40 %
 (about 775 branches), 5-9 % of the chains' median there, while the chains fill an empty grid about as fast as the
 descent does (36x36: 16 ms against 8 ms; 49x49: 22 against 30; 64x64: 94 against 88; bench/RESULTS.md, issue 23).
 
@@ -76,6 +78,10 @@ SLICE_MOVES_PER_LITERAL = 1
 # to prove "no solution", so it gets little (bench/RESULTS.md, issue 23)
 NODES_PER_MOVE_SHIFT = 9
 FIRST_SLICE_NODES = 64  # slice 0's branches at least; else the free cells: one descent
+# a root with at most this many free cells has slice 0 run before the chains are built: the descent fills it in
+# microseconds, where building the chains' tables and strengthened root alone takes 0.3 ms at 36x36 (60 % givens
+# leave 8-35 free cells there after the rules; 40-50 %, hundreds: bench/RESULTS.md, issue 23)
+FEW_FREE_CELLS = 64
 
 
 @dataclass(frozen=True)
@@ -178,6 +184,13 @@ class _Slices:
         literals = exact.cnf_literals(np.ascontiguousarray(self.found.candidates, dtype=np.uint64), self.puzzle.order)
         return max(FIRST_SLICE_MOVES, SLICE_MOVES_PER_LITERAL * literals)
 
+    def run_first(self):
+        """Slice 0 now, before any move (a root with few free cells); its answer, if any."""
+        if self.index == 0:
+            self._run(self.at(0)[1])
+            self.index = 1
+        return self.answer
+
     def at(self, index):
         """(moves per chain before slice ``index``, its branches)."""
         if index == 0:
@@ -222,6 +235,8 @@ def _local_search(puzzle, work, found, *, seed, backend, chains, time_limit, thr
         if record.best_cost > 0:  # solved in this chunk: the slices due before the solving move come after
             slices.run_until(record.moves)
 
+    if found.free <= FEW_FREE_CELLS and slices.run_first() is not None:
+        return slices.answer
     left = work.time_left(time_limit)
     if left is not None and left <= 0:
         return work.answer(False, None, "none", "time_limit")

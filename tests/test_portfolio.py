@@ -122,6 +122,17 @@ def test_an_empty_grid_is_answered_at_once(order):
         assert 0 < answer.moves < portfolio.FIRST_SLICE_MOVES
 
 
+def test_a_large_grid_the_rules_nearly_fill_is_answered_by_one_descent_before_any_chain():
+    """From LOCAL_SEARCH_ORDER a root with at most FEW_FREE_CELLS free cells (36x36 at 60 % givens: 8-35) gets slice
+    0, one descent, before the chains are built: they had cost more than the search (bench/RESULTS.md, issue 23)."""
+    path = ROOT / "bench" / "data" / "sudoku_ls" / "INST_36x36" / "60" / "inst36x36_60_0.txt"
+    puzzle = gpu_sa.parse(path.read_text())[0]
+    assert 0 < puzzle.propagated.free <= portfolio.FEW_FREE_CELLS
+    answer = portfolio.solve(puzzle, seed=1, backend="cpu")
+    assert answer.solved and not puzzle.check(answer.solution)
+    assert answer.method == "exact" and answer.moves == 0 and answer.anneal is None and answer.rounds == 1
+
+
 @pytest.mark.parametrize("path", ["rounds", "local_search"])
 def test_a_stop_while_the_chains_are_set_up_is_an_interrupted_answer(monkeypatch, path):
     """runner.anneal raises stop.Interrupted when the stop came before its chains ran (once a StopIteration that
@@ -168,6 +179,7 @@ def test_the_slices_run_at_their_move_counts_and_a_solving_slice_answers(monkeyp
     monkeypatch.setattr(portfolio, "FIRST_SLICE_MOVES", 4)
     monkeypatch.setattr(portfolio, "SLICE_MOVES_PER_LITERAL", per_literal)
     monkeypatch.setattr(portfolio, "NODES_PER_MOVE_SHIFT", 0)
+    monkeypatch.setattr(portfolio, "FEW_FREE_CELLS", 0)  # a 9x9's free cells would have slice 0 run before any move
     seen = []  # (moves per chain the chains had made, the slice's branches)
     moves = [0]
     search = portfolio.exact.count_solutions
