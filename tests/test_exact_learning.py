@@ -132,3 +132,21 @@ def test_threads_beyond_the_cores_are_capped_with_a_note(tmp_path):
     assert json.loads(done.stdout)["solutions"] == 1
     answer = exact.count_solutions(HARD.givens, 3, seed=1, threads=1000)
     assert answer.solutions == 1 and not answer.gave_up
+
+
+def test_a_grown_clause_database_keeps_its_new_clauses():
+    """The clause arrays double when the learned clauses fill them; the deletion flags' new half must be zero (it
+    was left uninitialised: a new learned clause could read as deleted, and the search then depended on whatever
+    memory held, not on the seed alone)."""
+    from gpu_sa.exact.sudoku.clauses import _more_clauses
+
+    size = 4096
+    for _ in range(8):
+        np.full(2 * size, 1, dtype=np.uint8)  # memory the allocator may hand back, dirty
+    deleted = np.zeros(size, dtype=np.uint8)
+    deleted[::3] = 1
+    numbers = np.arange(size, dtype=np.int64)
+    *_, grown = _more_clauses(numbers, numbers.copy(), np.full(2 * size, -1, dtype=np.int64), numbers.copy(), deleted)
+    assert grown.shape == (2 * size,)
+    np.testing.assert_array_equal(grown[:size], deleted)
+    assert not grown[size:].any()

@@ -516,7 +516,11 @@ def _more_clauses(cstart, clen, nxt, lbd, deleted):
     grown = 2 * cstart.shape[0]
     more = np.full(2 * grown, -1, dtype=np.int64)
     more[:nxt.shape[0]] = nxt
-    return _grow(cstart, grown), _grow(clen, grown), more, _grow(lbd, grown), _grow(deleted, grown)
+    # zeroed, not _grow's uninitialised tail: _add does not write a clause's flag, so a new clause read whatever
+    # memory held (a learned clause dropped at random: the search was not a function of the seed once it grew)
+    kept = np.zeros(grown, dtype=deleted.dtype)
+    kept[:deleted.shape[0]] = deleted
+    return _grow(cstart, grown), _grow(clen, grown), more, _grow(lbd, grown), kept
 
 
 @numba.njit(cache=True)
