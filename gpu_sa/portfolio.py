@@ -186,9 +186,8 @@ class _Slices:
 
     def run_first(self):
         """Slice 0 now, before any move (a root with few free cells); its answer, if any."""
-        if self.index == 0:
-            self._run(self.at(0)[1])
-            self.index = 1
+        self._run(self.at(0)[1])
+        self.index = 1
         return self.answer
 
     def at(self, index):

@@ -74,6 +74,7 @@ def test_the_call_s_time_before_the_first_move_is_setup(monkeypatch):
     assert result.setup_seconds >= 0.3
     assert 0 <= wall - (result.seconds + result.setup_seconds) < 0.1  # only the result's own construction is left
 
+
 @pytest.mark.parametrize("backend", ["numpy", "cpu"])
 def test_a_puzzle_wider_than_the_batch_so_far_gets_a_wider_state(backend):
     """Move tabu's state widths follow the batch's most free cells: a puzzle taking a freed slot with more free

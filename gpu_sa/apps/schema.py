@@ -48,8 +48,8 @@ KEYS = (
     Key("backend", CHAINS, "where the chains ran: cuda, cpu or numpy (null when nothing ran: a contradiction)"),
     Key("setup_seconds", CHAINS, "before the clock: choosing the backend, compiling or loading the machine code (a "
         "stand-in grid's move is built once per size, so that the first real one does not pay for loading it), "
-        "allocation, the chains' first states and the runner's own set-up (options checked, tables stacked): with `seconds`, "
-        "the call's whole time (auto: and its warm-up on stand-in grids)"),
+        "allocation, the chains' first states and the runner's own set-up (options checked, tables stacked): "
+        "with `seconds`, the call's whole time (auto: and its warm-up on stand-in grids)"),
     Key("moves", CHAINS, "annealing moves made in each chain slot, over every trial (auto: every annealing round)"),
     Key("chain", CHAINS, "the chain that holds cost (and the solution)", when=ANNEALED),
     Key("chains", CHAINS, "chains per trial (auto: per annealing round)", when=ANNEALED),

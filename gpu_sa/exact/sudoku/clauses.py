@@ -372,11 +372,13 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
             for j in range(1, size):
                 q = learnt[j]
                 r = reason[q >> 1]
-                redundant = r != -1
-                if r < -1:
+                if r == -1:  # a decision
+                    redundant = False
+                elif r < -1:  # a binary clause: its other literal
                     v = (BINARY - r) >> 1
                     redundant = seen[v] != 0 or level[v] == 0
-                elif redundant:
+                else:
+                    redundant = True
                     for i in range(cstart[r], cstart[r] + clen[r]):
                         v = lits[i] >> 1
                         if v != (q >> 1) and seen[v] == 0 and level[v] > 0:
