@@ -2,10 +2,7 @@
 
 The root (the propagation's fixpoint, ``consistency.strengthened``) becomes a CNF: one variable per free
 cell and candidate digit ("cell holds digit"), and for each free cell and for each unit and digit not yet
-placed, "exactly one": a clause for at least one, and for at most one the binary clause of each pair, which is
-not stored: the set is kept as a group, and a variable made true makes the rest of its groups false (a reason
-``BINARY - literal`` names the binary clause; 1.45x the conflicts per second of stored binary clauses, whose
-watch lists the propagation walked, on 36x36 at 45 %: bench/RESULTS.md). The search
+placed, "exactly one" (one clause for at least one, a binary clause per pair for at most one). The search
 is then CDCL (as in MiniSat, Eén & Sörensson 2003): unit propagation with two watched literals, a conflict
 analysed back to its first unique implication point, the learned clause added and the search sent back
 (non-chronologically) to the level where that clause asserts a literal; variables ordered by activity
@@ -33,7 +30,6 @@ TAG_CLAUSES = np.uint32(0x434C4155)  # "CLAU"
 RESTART_CONFLICTS = 100
 REDUCE_FIRST, REDUCE_MORE = 2000, 300  # learned clauses halved after 2000, then 2300, 2600, ... more conflicts
 UNSET = np.int8(-1)
-BINARY = -2  # reason BINARY - literal: the binary clause of the variable's literal and that (false) literal
 COMPLETE, NODE_LIMIT, STOPPED = 0, 1, 2
 ACTIVITY_LIMIT = 1e100
 
@@ -49,10 +45,7 @@ def _grow(array, need):
 
 @numba.njit(cache=True)
 def _encode(cand, units):
-    """(variable -> cell, variable -> digit, clause starts, clause literals, group starts, group variables,
-    variable -> its groups) of the root ``cand``. The clauses are the "at least one" of each free cell and of
-    each unit and digit not yet placed; the "at most one" of the same sets are the groups (a true variable makes
-    the rest of each of its groups false: the pairwise binary clauses, propagated without being stored)."""
+    """(variable -> cell, variable -> digit, clause starts, clause literals) of the root ``cand``."""
     cells = cand.shape[0]
     side = units.shape[1]
     var_of = np.full((cells, side), -1, dtype=np.int64)
@@ -73,12 +66,6 @@ def _encode(cand, units):
     starts = np.zeros(1, dtype=np.int64)
     lits = np.empty(16, dtype=np.int64)
     clauses = 0
-    group_start = np.zeros(1, dtype=np.int64)
-    group_vars = np.empty(16, dtype=np.int64)
-    groups = 0
-    per_variable = 1 + (units.shape[0] * side) // max(cells, 1)  # its cell, and each unit holding the cell
-    var_groups = np.full((count, per_variable), -1, dtype=np.int64)
-    filled = np.zeros(count, dtype=np.int64)
     group = np.empty(side, dtype=np.int64)
     for kind in range(2):
         for index in range(cells if kind == 0 else units.shape[0] * side):
@@ -100,27 +87,22 @@ def _encode(cand, units):
             if size < 0 or (kind == 0 and size == 0):
                 continue
             # at least one (an empty clause if none is left: the root has no solution)
-            lits = _grow(lits, starts[clauses] + size)
-            starts = _grow(starts, clauses + 2)
+            need = starts[clauses] + size + size * (size - 1)
+            lits = _grow(lits, need)
+            starts = _grow(starts, clauses + size * (size - 1) // 2 + 2)
             position = starts[clauses]
             for j in range(size):
                 lits[position + j] = 2 * group[j]
             clauses += 1
             starts[clauses] = position + size
-            if size < 2:
-                continue
-            # at most one: the group
-            group_vars = _grow(group_vars, group_start[groups] + size)
-            group_start = _grow(group_start, groups + 2)
-            position = group_start[groups]
-            for j in range(size):
-                group_vars[position + j] = group[j]
-                var_groups[group[j], filled[group[j]]] = groups
-                filled[group[j]] += 1
-            groups += 1
-            group_start[groups] = position + size
-    return (var_cell, var_digit, starts[:clauses + 1].copy(), lits[:starts[clauses]].copy(),
-            group_start[:groups + 1].copy(), group_vars[:group_start[groups]].copy(), var_groups)
+            for a in range(size):
+                for b in range(a + 1, size):
+                    position = starts[clauses]
+                    lits[position] = 2 * group[a] + 1
+                    lits[position + 1] = 2 * group[b] + 1
+                    clauses += 1
+                    starts[clauses] = position + 2
+    return var_cell, var_digit, starts[:clauses + 1].copy(), lits[:starts[clauses]].copy()
 
 
 @numba.njit(cache=True, inline="always")
@@ -170,7 +152,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
     ``cand``; the first solution's candidate masks go to ``solution``. ``noise`` (float64, one per possible
     variable, in [0, 1)): the seed's initial activities. Outcome COMPLETE (the count is exact), NODE_LIMIT
     (``max_nodes`` decisions) or STOPPED (``flag[0]``, read every 1,024 decisions and conflicts)."""
-    var_cell, var_digit, starts, lits0, group_start, group_vars, var_groups = _encode(cand, units)
+    var_cell, var_digit, starts, lits0 = _encode(cand, units)
     variables = var_cell.shape[0]
     clauses = starts.shape[0] - 1
     if variables == 0:
@@ -203,8 +185,6 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
         _heap_down(heap, where, activity, heap_size, i)
     learnt = np.empty(variables + 1, dtype=np.int64)
     minimal = np.empty(variables + 1, dtype=np.int64)
-    pair = np.empty(2, dtype=np.int64)  # a binary clause's literals, where analysis reads a clause
-    conflict_other = -1  # a binary conflict's second literal
     stamp = np.full(variables + 2, -1, dtype=np.int64)  # per decision level: the conflict that last counted it
     lbd = np.zeros(capacity, dtype=np.int64)  # learned clauses: distinct levels (0: never deleted)
     deleted = np.zeros(capacity, dtype=np.uint8)
@@ -250,30 +230,9 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
     while True:
         # --- unit propagation (two watched literals)
         conflict = -1
-        while qhead < size_trail and conflict == -1:
+        while qhead < size_trail and conflict < 0:
             false_lit = trail[qhead] ^ 1
             qhead += 1
-            if (false_lit & 1) == 1:  # a variable made true: the rest of each of its groups is false
-                var = false_lit >> 1
-                for g in var_groups[var]:
-                    if g < 0:
-                        break
-                    for j in range(group_start[g], group_start[g + 1]):
-                        other_var = group_vars[j]
-                        if other_var == var:
-                            continue
-                        a = assign[other_var]
-                        if a == 1:  # the binary clause (not var or not other_var) is false
-                            conflict = BINARY - false_lit
-                            conflict_other = 2 * other_var + 1
-                            break
-                        if a < 0:
-                            size_trail = _set(2 * other_var + 1, decision_level, BINARY - false_lit, assign, level,
-                                              reason, trail, size_trail)
-                    if conflict != -1:
-                        break
-                if conflict != -1:
-                    break
             previous = -1
             node = head[false_lit]
             while node >= 0:
@@ -316,7 +275,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
                 size_trail = _set(other, decision_level, c, assign, level, reason, trail, size_trail)
                 previous = node
                 node = following
-        if conflict != -1:
+        if conflict >= 0:
             conflicts += 1
             since_restart += 1
             if (conflicts & 1023) == 0 and flag[0] != 0:
@@ -330,15 +289,8 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
             index = size_trail - 1
             c = conflict
             while True:
-                # the clause's literals: a stored clause, or a binary one (reason BINARY - its other literal)
-                source, begin, end = lits, 0, 0
-                if c >= 0:
-                    begin, end = cstart[c], cstart[c] + clen[c]
-                else:
-                    pair[0], pair[1] = BINARY - c, conflict_other
-                    source, end = pair, (2 if lit < 0 else 1)  # the conflict's two literals, else the reason's one
-                for j in range(begin, end):
-                    q = source[j]
+                for j in range(cstart[c], cstart[c] + clen[c]):
+                    q = lits[j]
                     var = q >> 1
                     if lit >= 0 and var == (lit >> 1):
                         continue
@@ -372,13 +324,8 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
             for j in range(1, size):
                 q = learnt[j]
                 r = reason[q >> 1]
-                if r == -1:  # a decision
-                    redundant = False
-                elif r < -1:  # a binary clause: its other literal
-                    v = (BINARY - r) >> 1
-                    redundant = seen[v] != 0 or level[v] == 0
-                else:
-                    redundant = True
+                redundant = r >= 0
+                if redundant:
                     for i in range(cstart[r], cstart[r] + clen[r]):
                         v = lits[i] >> 1
                         if v != (q >> 1) and seen[v] == 0 and level[v] > 0:
