@@ -4,10 +4,15 @@ The root (the propagation's fixpoint, ``consistency.strengthened``) becomes a CN
 cell and candidate digit ("cell holds digit"), and for each free cell and for each unit and digit not yet
 placed, "exactly one" (one clause for at least one, a binary clause per pair for at most one). The search
 is then CDCL (as in MiniSat, Eén & Sörensson 2003): unit propagation with two watched literals, a conflict
-analysed back to its first unique implication point, the learned clause added and the search sent back
-(non-chronologically) to the level where that clause asserts a literal; variables ordered by activity
-(VSIDS: bumped in every conflict, decaying), each tried first with the value it last had (phase saving),
-and restarts after Luby(i) x RESTART_CONFLICTS conflicts that keep everything learned.
+analysed back to its first unique implication point, the learned clause minimized (recursively, Sörensson &
+Biere 2009) and added, and the search sent back (non-chronologically) to the level where that clause asserts a
+literal; variables ordered by activity (VSIDS: bumped in every conflict, decaying), with the variables of the
+learned clause's reasons bumped too. The rest is CaDiCaL's stable mode (Biere & Fleury 2020), the mode its
+``--sat`` setting keeps: decisions take the target phases (each variable's value in the longest conflict-free
+trail so far) and restarts come after Luby(i) x 1,024 conflicts, keeping everything learned. These are what
+took it from 16 to 20 of the 20 36x36 instances at 45 % and from 0 to 10 of ten 49x49 at 40 % (bench/RESULTS.md,
+issue 25); each can be taken out for the ablation (``SHORT_RESTARTS``, ``SAVED_PHASES``, ``NO_REASON_BUMPS``,
+``LOCAL_MINIMIZATION``).
 
 Completeness and counting: every learned clause is implied by the CNF, so a conflict at level 0 proves
 there is no (further) solution. Each solution found is recorded and excluded by a clause (the negation of
@@ -27,7 +32,16 @@ from .board import ONE, _is_single
 from .ordering import _philox
 
 TAG_CLAUSES = np.uint32(0x434C4155)  # "CLAU"
-RESTART_CONFLICTS = 100
+RESTART_CONFLICTS = 1024  # restarts after Luby(i) x this many conflicts (CaDiCaL's stable mode: "reluctant doubling")
+DECAY = 0.95  # VSIDS: the bump grows by 1 / DECAY per conflict
+REASON_BUMPS_PER_LITERAL = 10
+# feature bits (beside consistency's, learning's, ordering's and CLAUSES), each taking one heuristic out of the
+# search, for the ablation (bench/ablation.py)
+SHORT_RESTARTS = 128  # Luby(i) x SHORT_RESTART_CONFLICTS (MiniSat's), the search before target phases
+SHORT_RESTART_CONFLICTS = 100
+SAVED_PHASES = 256  # decisions take each variable's last value (phase saving), not the target phases
+NO_REASON_BUMPS = 512  # only the variables of the conflict's resolution bumped
+LOCAL_MINIMIZATION = 1024  # a learned literal dropped only when its own reason is in the clause
 REDUCE_FIRST, REDUCE_MORE = 2000, 300  # learned clauses halved after 2000, then 2300, 2600, ... more conflicts
 UNSET = np.int8(-1)
 COMPLETE, NODE_LIMIT, STOPPED = 0, 1, 2
@@ -147,11 +161,13 @@ def _heap_down(heap, where, activity, size, i):
 
 
 @numba.njit(cache=True, nogil=True)
-def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
+def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features):
     """(solutions found (<= limit), decisions, conflicts, restarts, outcome) of the CDCL search from the root
     ``cand``; the first solution's candidate masks go to ``solution``. ``noise`` (float64, one per possible
     variable, in [0, 1)): the seed's initial activities. Outcome COMPLETE (the count is exact), NODE_LIMIT
-    (``max_nodes`` decisions) or STOPPED (``flag[0]``, read every 1,024 decisions and conflicts)."""
+    (``max_nodes`` decisions) or STOPPED (``flag[0]``, read every 1,024 decisions and conflicts). ``features``:
+    the bits SHORT_RESTARTS, SAVED_PHASES, NO_REASON_BUMPS and LOCAL_MINIMIZATION each take one heuristic out
+    (for the ablation; 0 is the search)."""
     var_cell, var_digit, starts, lits0 = _encode(cand, units)
     variables = var_cell.shape[0]
     clauses = starts.shape[0] - 1
@@ -173,6 +189,15 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
     level = np.zeros(variables, dtype=np.int64)
     reason = np.full(variables, -1, dtype=np.int64)
     phase = np.zeros(variables, dtype=np.int8)  # 0: true first (a decision places a digit)
+    restart_base = SHORT_RESTART_CONFLICTS if features & SHORT_RESTARTS else RESTART_CONFLICTS
+    targets = not features & SAVED_PHASES
+    reason_bumps = not features & NO_REASON_BUMPS
+    recursive = not features & LOCAL_MINIMIZATION
+    target = np.zeros(variables, dtype=np.int8)  # the phases of the longest conflict-free trail so far
+    # [0]: that trail's length; [1]: how much of the trail is unchanged since it was last copied (a copy starts there)
+    target_length = np.zeros(2, dtype=np.int64)
+    stack = np.empty(variables + 1, dtype=np.int64)  # scratch: the minimization's search, the reasons' variables
+    marked = np.empty(variables + 1, dtype=np.int64)
     trail = np.empty(variables, dtype=np.int64)
     trail_lim = np.empty(variables + 1, dtype=np.int64)
     seen = np.zeros(variables, dtype=np.uint8)
@@ -225,7 +250,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
     conflicts = 0
     restarts = 0
     luby_index = 1
-    restart_at = RESTART_CONFLICTS
+    restart_at = restart_base
     since_restart = 0
     while True:
         # --- unit propagation (two watched literals)
@@ -282,6 +307,8 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
                 return found, decisions, conflicts, restarts, STOPPED
             if decision_level == 0:
                 return found, decisions, conflicts, restarts, COMPLETE
+            # the levels below this one were free of conflict
+            _keep_target(trail, trail_lim[decision_level - 1], target, target_length)
             # --- first-UIP analysis
             size = 1
             pending = 0
@@ -296,13 +323,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
                         continue
                     if seen[var] == 0 and level[var] > 0:
                         seen[var] = 1
-                        activity[var] += bump
-                        if activity[var] > ACTIVITY_LIMIT:
-                            for v in range(variables):
-                                activity[v] *= 1e-100
-                            bump *= 1e-100
-                        if where[var] >= 0:
-                            _heap_up(heap, where, activity, where[var])
+                        bump = _bump(var, activity, bump, heap, where)
                         if level[var] == decision_level:
                             pending += 1
                         else:
@@ -320,12 +341,25 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
             learnt[0] = lit ^ 1
             # minimization: a literal whose reason's other literals are all in the clause (or set at level 0)
             # adds nothing (self-subsuming resolution)
+            # minimization: a literal implied by the clause's other literals through reasons adds nothing (recursive:
+            # Sörensson & Biere 2009; local: a literal whose reason's other literals are all in the clause)
             kept = 1
+            cleared = 0
+            abstract = 0  # a bit per level (modulo 64) of the clause's literals: a reason outside them cannot help
+            for j in range(1, size):
+                abstract |= 1 << (level[learnt[j] >> 1] & 63)
+                marked[cleared] = learnt[j] >> 1
+                cleared += 1
             for j in range(1, size):
                 q = learnt[j]
-                r = reason[q >> 1]
-                redundant = r >= 0
-                if redundant:
+                if reason[q >> 1] < 0:
+                    redundant = False
+                elif recursive:
+                    redundant, cleared = _implied(q >> 1, abstract, seen, level, reason, cstart, clen, lits, stack,
+                                                  marked, cleared)
+                else:
+                    redundant = True
+                    r = reason[q >> 1]
                     for i in range(cstart[r], cstart[r] + clen[r]):
                         v = lits[i] >> 1
                         if v != (q >> 1) and seen[v] == 0 and level[v] > 0:
@@ -334,8 +368,8 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
                 if not redundant:
                     minimal[kept] = q
                     kept += 1
-            for j in range(1, size):
-                seen[learnt[j] >> 1] = 0
+            for j in range(cleared):
+                seen[marked[j]] = 0
             size = kept
             back = 0
             levels = 1
@@ -349,10 +383,13 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
                 if at > back:
                     back = at
                     learnt[1], learnt[j] = learnt[j], learnt[1]
-            bump *= 1.0 / 0.95
+            if reason_bumps:
+                bump = _bump_reasons(learnt, size, reason, cstart, clen, lits, level, seen, marked, activity, bump,
+                                     heap, where)
+            bump *= 1.0 / DECAY
             # --- back to level ``back``
             size_trail, heap_size = _undo(trail, trail_lim[back], size_trail, phase, assign, reason, heap, where,
-                                          activity, heap_size)
+                                          activity, heap_size, target_length)
             qhead = size_trail
             decision_level = back
             # --- the learned clause
@@ -363,22 +400,23 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
                                                                deleted, lits, used, head)
             size_trail = _set(learnt[0], decision_level, count, assign, level, reason, trail, size_trail)
             count += 1
+            if conflicts >= next_reduce:  # now, not at the next restart: restarts are rare (Luby x 1,024)
+                next_reduce = conflicts + REDUCE_FIRST + REDUCE_MORE * reductions
+                reductions += 1
+                _reduce(lbd, deleted, original, count, reason, cstart, lits)
             continue
         # --- no conflict: restart, or decide, or a solution
         if since_restart >= restart_at:
             since_restart = 0
             restarts += 1
             luby_index += 1
-            restart_at = RESTART_CONFLICTS * _luby(luby_index)
+            restart_at = restart_base * _luby(luby_index)
+            _keep_target(trail, size_trail, target, target_length)
             if decision_level > 0:
                 size_trail, heap_size = _undo(trail, trail_lim[0], size_trail, phase, assign, reason, heap, where,
-                                              activity, heap_size)
+                                              activity, heap_size, target_length)
                 qhead = size_trail
                 decision_level = 0
-            if conflicts >= next_reduce:  # at level 0 no learned clause is a reason that analysis reads
-                next_reduce = conflicts + REDUCE_FIRST + REDUCE_MORE * reductions
-                reductions += 1
-                _reduce(lbd, deleted, original, count)
         var = -1
         while heap_size > 0:
             top = heap[0]
@@ -410,7 +448,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
                 return found, decisions, conflicts, restarts, COMPLETE  # forced at level 0: it is the only one
             # back to level 0 and add the clause: its literals are then all unset (decisions of levels >= 1)
             size_trail, heap_size = _undo(trail, trail_lim[0], size_trail, phase, assign, reason, heap, where,
-                                          activity, heap_size)
+                                          activity, heap_size, target_length)
             qhead = size_trail
             decision_level = 0
             if size == 1:
@@ -428,7 +466,93 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution):
             return found, decisions - 1, conflicts, restarts, STOPPED
         trail_lim[decision_level] = size_trail
         decision_level += 1
-        size_trail = _set(2 * var + phase[var], decision_level, -1, assign, level, reason, trail, size_trail)
+        size_trail = _set(2 * var + (target[var] if targets else phase[var]), decision_level, -1, assign, level, reason, trail, size_trail)
+
+
+@numba.njit(cache=True, inline="always")
+def _bump(var, activity, bump, heap, where):
+    """VSIDS: ``var``'s activity up by ``bump``, its place in the heap restored. Returns the bump (all activities
+    and the bump scaled down together when one gets too large)."""
+    activity[var] += bump
+    if activity[var] > ACTIVITY_LIMIT:
+        for v in range(activity.shape[0]):
+            activity[v] *= 1e-100
+        bump *= 1e-100
+    if where[var] >= 0:
+        _heap_up(heap, where, activity, where[var])
+    return bump
+
+
+@numba.njit(cache=True)
+def _bump_reasons(learnt, size, reason, cstart, clen, lits, level, seen, marked, activity, bump, heap, where):
+    """Bump, once each, the variables of the reasons of the learned clause's literals (CaDiCaL's "bumpreason",
+    Biere et al.): they caused the conflict too. Skipped, as there, when they are more than 10 x the clause's
+    size (long reasons: bumping would blur the order). Returns the bump."""
+    extra = 0
+    for j in range(size):
+        seen[learnt[j] >> 1] = 1
+    for j in range(size):
+        r = reason[learnt[j] >> 1]
+        if r < 0:
+            continue
+        for i in range(cstart[r], cstart[r] + clen[r]):
+            var = lits[i] >> 1
+            if seen[var] == 0 and level[var] > 0:
+                seen[var] = 1
+                marked[extra] = var
+                extra += 1
+        if extra > REASON_BUMPS_PER_LITERAL * size:
+            break
+    for j in range(size):
+        seen[learnt[j] >> 1] = 0
+    for j in range(extra):
+        seen[marked[j]] = 0
+        if extra <= REASON_BUMPS_PER_LITERAL * size:
+            bump = _bump(marked[j], activity, bump, heap, where)
+    return bump
+
+
+@numba.njit(cache=True)
+def _keep_target(trail, quiet, target, target_length):
+    """Target phases (Biere & Fleury 2020, CaDiCaL's stable mode): when the first ``quiet`` literals of the trail,
+    free of conflict, are more than any conflict-free trail before, their values become the decisions' phases
+    (only the part of the trail changed since the last copy is copied: a full copy each time cost more than the
+    search at 25x25)."""
+    if quiet <= target_length[0]:
+        return
+    for j in range(min(target_length[1], quiet), quiet):
+        target[trail[j] >> 1] = trail[j] & 1
+    target_length[0] = quiet
+    target_length[1] = quiet
+
+
+@numba.njit(cache=True)
+def _implied(var, abstract, seen, level, reason, cstart, clen, lits, stack, marked, cleared):
+    """(whether ``var``'s literal is implied by the clause's (``seen``) literals through reasons, the new count of
+    ``marked``): MiniSat's recursive minimization (Sörensson & Biere 2009); the variables proven implied stay
+    marked (``seen``, listed in ``marked``), a failed search unmarks its own."""
+    top = cleared
+    size = 1
+    stack[0] = var
+    while size > 0:
+        size -= 1
+        v = stack[size]
+        r = reason[v]
+        for i in range(cstart[r], cstart[r] + clen[r]):
+            u = lits[i] >> 1
+            if u == v or seen[u] or level[u] == 0:
+                continue
+            if reason[u] >= 0 and (abstract >> (level[u] & 63)) & 1:
+                seen[u] = 1
+                stack[size] = u
+                size += 1
+                marked[cleared] = u
+                cleared += 1
+            else:
+                for j in range(top, cleared):
+                    seen[marked[j]] = 0
+                return False, top
+    return True, cleared
 
 
 @numba.njit(cache=True, inline="always")
@@ -473,13 +597,16 @@ def _more_clauses(cstart, clen, nxt, lbd, deleted):
 
 
 @numba.njit(cache=True)
-def _reduce(lbd, deleted, original, count):
+def _reduce(lbd, deleted, original, count, reason, cstart, lits):
     """Delete the half of the learned clauses (those from ``original`` on, not yet deleted, with more than
-    two levels) that span the most decision levels (LBD, Audemard & Simon 2009); the oldest first among equals."""
+    two levels) that span the most decision levels (LBD, Audemard & Simon 2009); the oldest first among equals.
+    A clause that is the reason of a literal on the trail stays (analysis reads it; the literal it implied is
+    one of its two watched ones)."""
     candidates = np.empty(count - original, dtype=np.int64)
     size = 0
     for c in range(original, count):
-        if not deleted[c] and lbd[c] > 2:
+        locked = reason[lits[cstart[c]] >> 1] == c or reason[lits[cstart[c] + 1] >> 1] == c
+        if not deleted[c] and lbd[c] > 2 and not locked:
             candidates[size] = c
             size += 1
     keys = np.empty(size, dtype=np.int64)
@@ -491,9 +618,11 @@ def _reduce(lbd, deleted, original, count):
 
 
 @numba.njit(cache=True)
-def _undo(trail, keep, size_trail, phase, assign, reason, heap, where, activity, heap_size):
+def _undo(trail, keep, size_trail, phase, assign, reason, heap, where, activity, heap_size, target_length):
     """Unset the trail back to ``keep`` literals, saving each variable's phase and putting it back in the
-    heap. Returns (trail size, heap size)."""
+    heap (and noting for the target phases that the trail changed from ``keep`` on). Returns (trail size, heap
+    size)."""
+    target_length[1] = min(target_length[1], keep)
     while size_trail > keep:
         size_trail -= 1
         var = trail[size_trail] >> 1
@@ -557,7 +686,7 @@ def learned_search(cand, order, limit, max_nodes, seed, time_limit, flag, featur
             answer.extend((0, 0, 0, 0, COMPLETE))
         elif not halt[0]:
             answer.extend(cdcl(cand, units, limit, max_nodes, halt, noise(cand.shape[0] * units.shape[1], key0, key1),
-                               masks))
+                               masks, features))
 
     stopped, timed_out = watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit)
     found, decisions, conflicts, restarts, outcome = answer if answer else (0, 0, 0, 0, STOPPED)

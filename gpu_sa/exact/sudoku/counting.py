@@ -13,16 +13,21 @@ from .backtracking import (COMPLETE, DEFAULT_MAX_NODES, DETERMINISTIC, NEVER, ST
 from .board import (ZERO, ZERO32, _check_counts, _check_digits, _check_givens, _digits, initial_candidates,
                     tables)
 from .propagation import Propagation
-from .clauses import CLAUSES, cdcl, learned_search, noise
+from .clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, SAVED_PHASES, SHORT_RESTARTS, cdcl,
+                      learned_search, noise)
 from .consistency import ALLDIFF, BOX_LINE, PROBE, strengthened
 from .learning import PHASE, WDEG, initial_weights
 from .ordering import DUAL
 from .restarts import DEFAULT_BASE_NODES, Learned, _restarted, _watched, available_cores
 
-ALL_FEATURES = BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL | CLAUSES
+ALL_FEATURES = (BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL | CLAUSES | SHORT_RESTARTS | SAVED_PHASES
+                | NO_REASON_BUMPS | LOCAL_MINIMIZATION)
 # The seeded search's features per order, measured (bench/RESULTS.md, "the complete search learns"); an order
 # not listed gets DEFAULT_LARGE.
-DEFAULT_FEATURES = {2: 0, 3: 0, 4: 0}
+# At 25x25 the CDCL keeps MiniSat's phase saving, Luby x 100 restarts and local minimization (only the reasons'
+# bumps added): its searches last a few hundred conflicts, and there the stable mode's heuristics cost more per
+# conflict than they save (bench/RESULTS.md, issue 25's ablation); from 36x36 on they make the search.
+DEFAULT_FEATURES = {2: 0, 3: 0, 4: 0, 5: CLAUSES | SHORT_RESTARTS | SAVED_PHASES | LOCAL_MINIMIZATION}
 DEFAULT_LARGE = CLAUSES
 # The CDCL search's CNF is built only below this many literals (an empty 64x64 grid's would have 67 million:
 # half a gigabyte); above it, the restarts go on instead.
@@ -44,7 +49,7 @@ def _loaded(entry: str) -> bool:
                         ZERO32, ZERO32, 0, np.full(1, NEVER, np.int64), root_at_fixpoint, 0, initial_weights(2),
                         masks.copy(), masks.copy())
         strengthened(np.full(16, full), peers, units, cell_units, full, ALL_FEATURES, np.zeros(1, np.uint8))
-        cdcl(np.full(16, full), units, 2, 100, np.zeros(1, np.uint8), noise(256, ZERO32, ZERO32), masks)
+        cdcl(np.full(16, full), units, 2, 100, np.zeros(1, np.uint8), noise(256, ZERO32, ZERO32), masks, 0)
     else:
         empty = np.zeros((0, 16), dtype=np.int16)
         search_batch(empty, peers, units, cell_units, full, 1, 0, np.zeros(1, np.uint8), np.zeros(0, np.int64),
