@@ -1,12 +1,14 @@
 """Ablation of the seeded exact Sudoku search: each feature on / off, in-process, one instance at a time.
 
-    python bench/ablation.py [--seed 1] > ablation.jsonl
+    python bench/ablation.py [--seed 1] [--only TEXT] > ablation.jsonl
 
 Every configuration of ``CONFIGS`` (``count_solutions(features=F, base_nodes=B)``: the restarts as they were,
-each switch of ``gpu_sa.exact.sudoku`` alone, and the clause-learning default) on the 20 Lloyd & Amos 25x25
-instances at 45 % (20 s each) and the 36x36 instances #0-#4 at 45 % (``bench/data/sudoku36_45``, 15 s each);
-per configuration and set: solved (validated), median and max seconds (a miss counts as slower than the
-budget: null), median nodes. One JSON line each. Needs ../shared/data (GPU_SA_SHARED_DATA).
+each switch of ``gpu_sa.exact.sudoku`` alone, the clause-learning search with each of its heuristics taken out,
+and each order's default) on the 20 Lloyd & Amos 25x25 instances at 45 % (20 s each), the 36x36 instances #0-#4
+at 45 % (``bench/data/sudoku36_45``, 15 s each) and the 49x49 #0-#4 at 40 % (``bench/data/sudoku49_40``, 15 s
+each); per configuration and set: solved (validated), median and max seconds (a miss counts as slower than the
+budget: null), median nodes (the CDCL's: decisions). One JSON line each. ``--only``: the configurations whose
+name contains TEXT. Needs ../shared/data (GPU_SA_SHARED_DATA).
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import statistics
 from common import ROOT, SHARED_DATA
 
 from gpu_sa.exact import sudoku as exact
-from gpu_sa.exact.sudoku.clauses import CLAUSES
+from gpu_sa.exact.sudoku.clauses import CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, SAVED_PHASES, SHORT_RESTARTS
 from gpu_sa.exact.sudoku.consistency import ALLDIFF, BOX_LINE, PROBE
 from gpu_sa.exact.sudoku.learning import PHASE, WDEG
 from gpu_sa.exact.sudoku.ordering import DUAL
@@ -27,9 +29,16 @@ CONFIGS = [("restarts (the search before, base 256)", 0, 256), ("restarts, base 
            ("+ box-line", BOX_LINE, 4096), ("+ AllDifferent GAC", ALLDIFF, 4096), ("+ root probing", PROBE, 4096),
            ("+ dom/wdeg", WDEG, 4096), ("+ dom/wdeg + phases", WDEG | PHASE, 4096), ("+ dual branching", DUAL, 4096),
            ("+ box-line + dom/wdeg + dual", BOX_LINE | WDEG | DUAL, 4096),
-           ("descent + clause learning (default)", CLAUSES, 256),
-           ("clause learning, root box-line + GAC", CLAUSES | BOX_LINE | ALLDIFF, 256)]
-SETS = [(25, 45, range(20), 20.0), (36, 45, range(5), 15.0)]
+           ("clause learning, root box-line + GAC", CLAUSES | BOX_LINE | ALLDIFF, 256),
+           ("descent + clause learning, stable mode", CLAUSES, 256),
+           ("clause learning without target phases", CLAUSES | SAVED_PHASES, 256),
+           ("clause learning without long restarts (Luby x 100)", CLAUSES | SHORT_RESTARTS, 256),
+           ("clause learning without reason bumps", CLAUSES | NO_REASON_BUMPS, 256),
+           ("clause learning without recursive minimization", CLAUSES | LOCAL_MINIMIZATION, 256),
+           ("clause learning, MiniSat style (all four out)",
+            CLAUSES | SAVED_PHASES | SHORT_RESTARTS | NO_REASON_BUMPS | LOCAL_MINIMIZATION, 256),
+           ("each order's default", None, 256)]
+SETS = [(25, 45, range(20), 20.0), (36, 45, range(5), 15.0), (49, 40, range(5), 15.0)]
 
 
 def load(side, percent, index):
@@ -41,9 +50,10 @@ def load(side, percent, index):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", default="", help="run only the configurations whose name contains this text")
     args = parser.parse_args()
     warm = load(25, 45, 0)
-    for name, features, base in CONFIGS:
+    for name, features, base in [config for config in CONFIGS if args.only in config[0]]:
         exact.count_solutions(warm.givens, 5, limit=1, seed=args.seed, features=features, base_nodes=base)  # compile
         for side, percent, indices, budget in SETS:
             times, nodes = [], []

@@ -170,3 +170,24 @@ def test_target_phases_and_reason_bumps_solve_a_36x36_the_minisat_style_search_c
     for off in (SHORT_RESTARTS, SAVED_PHASES, NO_REASON_BUMPS, LOCAL_MINIMIZATION):
         alone = exact.count_solutions(puzzle.givens, 6, limit=1, seed=1, features=CLAUSES | off)
         assert alone.solutions == 1 and puzzle.check(alone.solution) == [], off
+
+
+def test_the_cnf_size_limit_is_judged_on_the_rules_fixpoint(monkeypatch):
+    """49x49 at 40 % givens, instance 1: the CNF of the givens' candidates would pass CNF_LITERALS_LIMIT (9.8 million
+    literals), that of the rules' fixpoint, which the CDCL search builds, would not (1.1 million). The size was
+    measured on the former, so `gpu-sa exact` ran the restarts there instead of the CDCL search."""
+    from conftest import ROOT
+    from gpu_sa.exact.sudoku.board import initial_candidates
+
+    path = ROOT / "bench" / "data" / "sudoku49_40" / "inst49x49_40_1.txt"
+    puzzle = parse(path.read_text(), path.name)[0]
+    assert counting.cnf_literals(initial_candidates(puzzle.givens, 7), 7) > counting.CNF_LITERALS_LIMIT
+    calls = []
+
+    def learned(cand, *args):
+        calls.append(counting.cnf_literals(cand, 7))
+        return exact.ExactResult(solutions=0, solution=None, nodes=0, seconds=0.0, gave_up=True, seed=1)
+
+    monkeypatch.setattr(counting, "learned_search", learned)
+    exact.count_solutions(puzzle.givens, 7, limit=1, seed=1)
+    assert len(calls) == 1 and calls[0] < counting.CNF_LITERALS_LIMIT
