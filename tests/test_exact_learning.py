@@ -19,8 +19,8 @@ from test_exact import _cases
 
 HARD = parse((DATA / "sudoku_samples.txt").read_text())[25]  # one of the forum's hardest
 MINISAT_STYLE = CLAUSES | SHORT_RESTARTS | SAVED_PHASES | NO_REASON_BUMPS | LOCAL_MINIMIZATION
-FEATURE_SETS = {"clauses": CLAUSES, "clauses, MiniSat style": MINISAT_STYLE, "propagation": BOX_LINE | ALLDIFF | PROBE, "learning": WDEG | PHASE | DUAL,
-                "everything": BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL}
+FEATURE_SETS = {"clauses": CLAUSES, "clauses, MiniSat style": MINISAT_STYLE, "propagation": BOX_LINE | ALLDIFF | PROBE,
+                "learning": WDEG | PHASE | DUAL, "everything": BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL}
 
 
 @pytest.mark.parametrize("name", FEATURE_SETS)

@@ -194,10 +194,9 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features):
     reason_bumps = not features & NO_REASON_BUMPS
     recursive = not features & LOCAL_MINIMIZATION
     target = np.zeros(variables, dtype=np.int8)  # the phases of the longest conflict-free trail so far
-    # [0]: that trail's length; [1]: how much of the trail is unchanged since it was last copied (a copy starts there)
-    target_length = np.zeros(2, dtype=np.int64)
-    stack = np.empty(variables + 1, dtype=np.int64)  # scratch: the minimization's search, the reasons' variables
-    marked = np.empty(variables + 1, dtype=np.int64)
+    target_length = 0  # ... and its length
+    stack = np.empty(variables + 1, dtype=np.int64)  # scratch: the recursive minimization's search
+    marked = np.empty(variables + 1, dtype=np.int64)  # scratch: variables marked ``seen`` beyond the clause's own
     trail = np.empty(variables, dtype=np.int64)
     trail_lim = np.empty(variables + 1, dtype=np.int64)
     seen = np.zeros(variables, dtype=np.uint8)
@@ -308,7 +307,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features):
             if decision_level == 0:
                 return found, decisions, conflicts, restarts, COMPLETE
             # the levels below this one were free of conflict
-            _keep_target(trail, trail_lim[decision_level - 1], target, target_length)
+            target_length = _keep_target(trail, trail_lim[decision_level - 1], target, target_length)
             # --- first-UIP analysis
             size = 1
             pending = 0
@@ -339,8 +338,6 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features):
                     break
                 c = reason[lit >> 1]
             learnt[0] = lit ^ 1
-            # minimization: a literal whose reason's other literals are all in the clause (or set at level 0)
-            # adds nothing (self-subsuming resolution)
             # minimization: a literal implied by the clause's other literals through reasons adds nothing (recursive:
             # Sörensson & Biere 2009; local: a literal whose reason's other literals are all in the clause)
             kept = 1
@@ -389,7 +386,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features):
             bump *= 1.0 / DECAY
             # --- back to level ``back``
             size_trail, heap_size = _undo(trail, trail_lim[back], size_trail, phase, assign, reason, heap, where,
-                                          activity, heap_size, target_length)
+                                          activity, heap_size)
             qhead = size_trail
             decision_level = back
             # --- the learned clause
@@ -411,10 +408,10 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features):
             restarts += 1
             luby_index += 1
             restart_at = restart_base * _luby(luby_index)
-            _keep_target(trail, size_trail, target, target_length)
+            target_length = _keep_target(trail, size_trail, target, target_length)
             if decision_level > 0:
                 size_trail, heap_size = _undo(trail, trail_lim[0], size_trail, phase, assign, reason, heap, where,
-                                              activity, heap_size, target_length)
+                                              activity, heap_size)
                 qhead = size_trail
                 decision_level = 0
         var = -1
@@ -448,7 +445,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features):
                 return found, decisions, conflicts, restarts, COMPLETE  # forced at level 0: it is the only one
             # back to level 0 and add the clause: its literals are then all unset (decisions of levels >= 1)
             size_trail, heap_size = _undo(trail, trail_lim[0], size_trail, phase, assign, reason, heap, where,
-                                          activity, heap_size, target_length)
+                                          activity, heap_size)
             qhead = size_trail
             decision_level = 0
             if size == 1:
@@ -466,7 +463,8 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features):
             return found, decisions - 1, conflicts, restarts, STOPPED
         trail_lim[decision_level] = size_trail
         decision_level += 1
-        size_trail = _set(2 * var + (target[var] if targets else phase[var]), decision_level, -1, assign, level, reason, trail, size_trail)
+        value = target[var] if targets else phase[var]
+        size_trail = _set(2 * var + value, decision_level, -1, assign, level, reason, trail, size_trail)
 
 
 @numba.njit(cache=True, inline="always")
@@ -505,9 +503,10 @@ def _bump_reasons(learnt, size, reason, cstart, clen, lits, level, seen, marked,
             break
     for j in range(size):
         seen[learnt[j] >> 1] = 0
+    bumps = extra <= REASON_BUMPS_PER_LITERAL * size
     for j in range(extra):
         seen[marked[j]] = 0
-        if extra <= REASON_BUMPS_PER_LITERAL * size:
+        if bumps:
             bump = _bump(marked[j], activity, bump, heap, where)
     return bump
 
@@ -515,15 +514,13 @@ def _bump_reasons(learnt, size, reason, cstart, clen, lits, level, seen, marked,
 @numba.njit(cache=True)
 def _keep_target(trail, quiet, target, target_length):
     """Target phases (Biere & Fleury 2020, CaDiCaL's stable mode): when the first ``quiet`` literals of the trail,
-    free of conflict, are more than any conflict-free trail before, their values become the decisions' phases
-    (only the part of the trail changed since the last copy is copied: a full copy each time cost more than the
-    search at 25x25)."""
-    if quiet <= target_length[0]:
-        return
-    for j in range(min(target_length[1], quiet), quiet):
+    free of conflict, are more than any conflict-free trail before (``target_length`` of them), their values
+    become the decisions' phases. Returns the new target length."""
+    if quiet <= target_length:
+        return target_length
+    for j in range(quiet):
         target[trail[j] >> 1] = trail[j] & 1
-    target_length[0] = quiet
-    target_length[1] = quiet
+    return quiet
 
 
 @numba.njit(cache=True)
@@ -618,11 +615,9 @@ def _reduce(lbd, deleted, original, count, reason, cstart, lits):
 
 
 @numba.njit(cache=True)
-def _undo(trail, keep, size_trail, phase, assign, reason, heap, where, activity, heap_size, target_length):
+def _undo(trail, keep, size_trail, phase, assign, reason, heap, where, activity, heap_size):
     """Unset the trail back to ``keep`` literals, saving each variable's phase and putting it back in the
-    heap (and noting for the target phases that the trail changed from ``keep`` on). Returns (trail size, heap
-    size)."""
-    target_length[1] = min(target_length[1], keep)
+    heap. Returns (trail size, heap size)."""
     while size_trail > keep:
         size_trail -= 1
         var = trail[size_trail] >> 1
