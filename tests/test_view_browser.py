@@ -34,7 +34,8 @@ UPDATE = os.environ.get("GPU_SA_UPDATE_DOCS") == "1"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--window-size=1400,1150", "--hide-scrollbars")
-WAIT = 120  # seconds: the first anneal compiles the chains' code in the server
+WAIT = 300  # seconds: a move's first anneal compiles its chains' code in the server (a fresh clone has no numba
+# cache; 120 s once ran out under a loaded 2-core CI run, on the only test that runs `sirdey`)
 
 
 @pytest.fixture(scope="module")
