@@ -15,7 +15,7 @@ Stages (``env`` always runs first):
   throughput  bench/throughput.py, orders 3, 4, 5, moves sirdey and swap, backends cuda and cpu
   tts         bench/tts.py on samples of the hard 9x9 sets (bench/data/), cuda then cpu
   large       bench/large.py: --method anneal (move tabu) on Sudoku-LS's 36x36-64x64 instances, cuda (the device
-              filled with chains) then cpu
+              filled with chains, with Sudoku-LS in the same run when GPU_SA_SUDOKU_LS names its program) then cpu
 
 Every speed figure has its peer from the same run: the ``cpu`` backend on this machine's own cores.
 Each stage has a time budget (``--quick``: at most about 8 minutes in all, for a device lent 10 minutes
@@ -329,11 +329,15 @@ def stage_large(context, section, budget):
     options, note = large_options(context["plan"].large, helped.stdout, lloyd_amos_folder())
     if note:
         section.body += [note, ""]
+    peer, peer_note = sudoku_ls_peer(context["plan"].large, helped.stdout)
+    if peer_note:
+        section.body += [peer_note, ""]
     statuses = []
     backends = ("cuda", "cpu") if "--backend" in helped.stdout else ("default",)
     for index, backend in enumerate(backends):
         share = (deadline - time.perf_counter()) / (len(backends) - index)
-        command = [sys.executable, "bench/large.py", *options, *(["--backend", backend] if backend != "default" else [])]
+        command = [sys.executable, "bench/large.py", *options, *(["--backend", backend] if backend != "default" else []),
+                   *(peer if index == 0 else [])]  # the peer once, in the device's run: its column is the same
         ran = run(command, share, base_env(real_cuda=False))
         statuses.append(ran.returncode)
         section.body += [f"Command: `{ran.shown}`: {outcome(ran)}", ""]
@@ -347,6 +351,21 @@ def lloyd_amos_folder() -> Path:
     """Where bench/large.py reads the 16x16 and 25x25 instances (``common.shared_data``, read now: the
     environment of this run, not of the import)."""
     return common.shared_data() / "sudoku" / "lloyd_amos"
+
+
+def sudoku_ls_peer(plan_options, large_help, program=None):
+    """(bench/large.py's options for Sudoku-LS, a note for the report). Issue 23's table puts Sudoku-LS beside the
+    chains in the same run; a lent device cannot fetch or build it, so it comes built with the checkout
+    (``GPU_SA_SUDOKU_LS``, README "Measuring a GPU"); without it the stage runs the chains alone and says so."""
+    if plan_options.get("--set") != "sudoku-ls" or "--sudoku-ls" not in large_help:
+        return [], None
+    program = program if program is not None else os.environ.get("GPU_SA_SUDOKU_LS")
+    if program and os.path.isfile(program) and os.access(program, os.X_OK):
+        return ["--peers", "sudoku-ls", "--sudoku-ls", program], None
+    return [], ("Sudoku-LS is not on this machine (GPU_SA_SUDOKU_LS " + (f"= {program}: not an executable file"
+                if program else "is not set") + "): the chains ran without it. To put it in the same run, build it "
+                "into a folder of the checkout that git ignores, carry it, and set GPU_SA_SUDOKU_LS (README, "
+                "\"Measuring a GPU\").")
 
 
 def large_options(plan_options, large_help, folder):

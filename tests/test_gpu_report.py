@@ -89,6 +89,39 @@ def test_large_runs_36x36_alone_where_the_shared_instances_are_missing(tmp_path)
     assert options == ["--budget", "5"] and note is None
 
 
+def test_sudoku_ls_joins_the_devices_run_when_it_came_with_the_checkout(tmp_path, monkeypatch):
+    program = tmp_path / "Sudoku-LS"
+    program.write_text("#!/bin/sh\n")
+    help_text = "--set --budget --peers --sudoku-ls --backend"
+    plan = gpu.PLANS["full"].large
+    options, note = gpu.sudoku_ls_peer(plan, help_text, str(program))  # not executable yet
+    assert options == [] and "not an executable file" in note
+    program.chmod(0o755)
+    assert gpu.sudoku_ls_peer(plan, help_text, str(program)) == (["--peers", "sudoku-ls", "--sudoku-ls", str(program)],
+                                                                 None)
+    monkeypatch.delenv("GPU_SA_SUDOKU_LS", raising=False)
+    options, note = gpu.sudoku_ls_peer(plan, help_text)
+    assert options == [] and "GPU_SA_SUDOKU_LS is not set" in note and "Measuring a GPU" in note
+    assert gpu.sudoku_ls_peer({"--budget": "5"}, help_text, str(program)) == ([], None)  # not the Sudoku-LS set
+    assert gpu.sudoku_ls_peer(plan, "--set --budget", str(program)) == ([], None)  # a large.py without the peer
+
+    # the stage: the peer in the device's run only (the CPU's run would repeat its column)
+    monkeypatch.setenv("GPU_SA_SUDOKU_LS", str(program))
+    commands = []
+
+    def recorded(command, budget, env=None):
+        commands.append(command)
+        return gpu.Ran(command, 0, help_text if "--help" in command else "", "", 0.0)
+
+    monkeypatch.setattr(gpu, "run", recorded)
+    section_ = gpu.Section("large")
+    gpu.stage_large({"plan": gpu.PLANS["full"], "env": {"real_gpu": True}}, section_, 10)
+    runs = [command for command in commands if "--help" not in command]
+    assert [command[command.index("--backend") + 1] for command in runs] == ["cuda", "cpu"]
+    assert runs[0][-4:] == ["--peers", "sudoku-ls", "--sudoku-ls", str(program)]
+    assert "--peers" not in runs[1] and section_.status == "done"
+
+
 def test_the_shared_instances_folder_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("GPU_SA_SHARED_DATA", str(tmp_path))
     assert gpu.lloyd_amos_folder() == tmp_path / "sudoku" / "lloyd_amos"

@@ -12,7 +12,8 @@
 #     ours starts before propagation: on grids the rules solve (60 % givens) it printed about 0;
 #  3. with display 1 it prints its "find answer: T" line before the grid (unchanged, it prints either the line
 #     (display 0) or the grid (display 1)), so that one run gives both the time and the grid to validate.
-# Build: g++ -std=c++11 -O3, as its authors do (Scripts/pre.sh).
+# Build: g++ -std=c++11 -O3, as its authors do (Scripts/pre.sh). STATIC=1 links it statically (-static), for a
+# machine that cannot build it and may lack this one's C++ library: a lent GPU (README, "Measuring a GPU").
 set -euo pipefail
 source_dir=$1
 output=$2
@@ -62,5 +63,5 @@ for before, after in ((clock_before, clock_after), (start_before, start_after), 
 open(sys.argv[2], "w").write(text)
 PY
 diff -u "$work/original.cpp" "$work/Sudoku-LS.cpp" || true
-g++ -std=c++11 -O3 -o "$output" "$work/Sudoku-LS.cpp"
+g++ -std=c++11 -O3 ${STATIC:+-static} -o "$output" "$work/Sudoku-LS.cpp"
 echo "built $output"
