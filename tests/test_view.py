@@ -13,8 +13,9 @@ import pytest
 import gpu_sa
 from conftest import ROOT
 from gpu_sa import validate
+from gpu_sa.exact import sudoku as exact
 from gpu_sa.view import api
-from view_helpers import CLASH, EASY, STALLS, cli_error_line, request, running_server
+from view_helpers import CLASH, EASY, NEVER_SOLVED, STALLS, cli_error_line, request, running_server
 
 FOUR = "1...\n..3.\n.4..\n...2"
 NO_SOLUTION = "12..\n....\n..3.\n..4."  # r1c3: row 1 holds 1 and 2, column 3 holds 3 and 4
@@ -35,6 +36,15 @@ def needs_steps():
 def digits(hex_mask):
     mask = int(hex_mask, 16)
     return [d + 1 for d in range(64) if mask >> d & 1]
+
+
+def test_the_stop_tests_grid_has_no_solution_the_rules_can_see():
+    """The browser's stop test needs a run that only a stop ends: no solution (the complete search proves it),
+    and no contradiction the rules find (else the server would refuse to anneal it)."""
+    puzzle = gpu_sa.parse(NEVER_SOLVED)[0]
+    assert not puzzle.contradicts()
+    count = exact.count_solutions(puzzle.givens, puzzle.order, limit=1)
+    assert count.solutions == 0 and not count.gave_up
 
 
 def test_load_gives_the_givens_and_round_0():

@@ -11,6 +11,10 @@ from gpu_sa.view.server import ViewServer
 EASY = "..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.19326....3.862.."
 STALLS = "7.....4...2..7..8...3..8..9...5..3...6..2..9...1..7..6...3..9...3..4..6...9..1..5"
 CLASH = "11" + "." * 79
+# STALLS with one more given (a 2 in the last row): no solution, and the three rules do not see it (the server
+# starts its anneal), so a run on it ends only when it is stopped. Sirdey's chains solve STALLS itself in about
+# 20,000 moves (0.4 s): a stop test on it raced the solve and lost under a loaded CI run.
+NEVER_SOLVED = "7.....4...2..7..8...3..8..9...5..3...6..2..9...1..7..6...3..9...3..4..6...9..12.5"
 
 
 @contextlib.contextmanager
