@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import SHARED_DATA  # noqa: F401  (also puts the checkout on sys.path)
+from common import SHARED_DATA  # also puts the checkout on sys.path
 
 import gpu_sa  # noqa: E402
 from gpu_sa import backends, portfolio  # noqa: E402
