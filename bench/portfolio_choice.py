@@ -2,6 +2,7 @@
 
     python bench/portfolio_choice.py SIDE PERCENT[,PERCENT...] [--instances 0-9] [--set sudoku-ls|lloyd-amos]
                                      [--data DIR] [--local-search-order K] [--few-free-cells N]
+                                     [--moves-per-node K] [--repeats N]
 
 For each instance (seed 1, one process, CPU backend): ``portfolio.solve`` (the default), ``gpu_sa.anneal`` (the
 method ``--method anneal`` runs) and ``exact.count_solutions(limit=1)`` (``--method exact``'s search), each one's
@@ -9,7 +10,10 @@ own clock (``seconds``; the search's, wall time around the call), after one warm
 instance. Prints per cell: solved, median and slowest in ms, who answered the default's runs (e exact, a anneal,
 p propagation) and the default's median over the lower of the other two medians. ``--local-search-order`` and
 ``--few-free-cells`` set ``portfolio.LOCAL_SEARCH_ORDER`` and ``portfolio.FEW_FREE_CELLS`` for the run: what
-``auto`` would do with the chains first from that order, or the descent first below that many free cells.
+``auto`` would do with the chains first from that order, or the descent first below that many free cells;
+``--moves-per-node`` sets ``portfolio.MOVES_PER_NODE``, the exchange rate of the search beside the chains at 25x25.
+``--repeats N`` runs the three methods N times per instance, in turns, and keeps each one's median there: on a
+machine whose speed drifts, single runs moved a cell's ratio by 20 % between two runs of the same code.
 ``--data`` reads Sudoku-LS's full set (``benchmarks/Sudoku`` of ``Ailuras/AllDIff-LS``: every percentage from 0 to
 90, 100 instances each) instead of the 0-19 copied into ``bench/data/sudoku_ls``. In-process: the milliseconds of
 a few chunks' progress records (``auto`` passes the runner a callback, ``gpu_sa.anneal`` here none) are in the
@@ -69,8 +73,17 @@ def main(argv=None) -> int:
                         help=f"auto's chains-first order (default {portfolio.LOCAL_SEARCH_ORDER})")
     parser.add_argument("--few-free-cells", type=int, default=portfolio.FEW_FREE_CELLS,
                         help=f"auto's descent-first bound (default {portfolio.FEW_FREE_CELLS})")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="runs of each method per instance, in turns; an instance's time is their median "
+                             "(default 1)")
+    parser.add_argument("--moves-per-node", type=int, default=portfolio.MOVES_PER_NODE,
+                        help=f"auto's exchange rate between the chains and the search beside them (default "
+                             f"{portfolio.MOVES_PER_NODE})")
     args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error(f"--repeats must be at least 1, got {args.repeats}")
     portfolio.LOCAL_SEARCH_ORDER, portfolio.FEW_FREE_CELLS = args.local_search_order, args.few_free_cells
+    portfolio.MOVES_PER_NODE = args.moves_per_node
     data = args.data or (SHARED_DATA / "sudoku" / "lloyd_amos" if args.kind == "lloyd-amos" else SUDOKU_LS)
     first, last = map(int, args.instances.split("-"))
     backend = backends.CpuBackend()
@@ -80,18 +93,24 @@ def main(argv=None) -> int:
     for method in methods:
         run(method, warm, backend)
     print(f"# {args.side}x{args.side}, {args.kind} {data}, instances {first}-{last}, seed 1, "
-          f"LOCAL_SEARCH_ORDER {args.local_search_order}, FEW_FREE_CELLS {args.few_free_cells}")
+          f"LOCAL_SEARCH_ORDER {args.local_search_order}, FEW_FREE_CELLS {args.few_free_cells}, "
+          f"MOVES_PER_NODE {args.moves_per_node}, repeats {args.repeats}")
     for percent in percents:
         times = {method: [] for method in methods}
         answered = ""
         for index in range(first, last + 1):
             path = instance_path(args.kind, data, args.side, percent, index)
             puzzle = parse(path.read_text(), path.name)[0]
+            runs = {method: [] for method in methods}
+            for _ in range(args.repeats):  # in turns: a slow spell of the machine falls on every method
+                for method in methods:
+                    seconds, who = run(method, puzzle, backend)
+                    runs[method].append(seconds)
+                    if method == "default":
+                        default_by = who  # the same every run: it depends on the seed only
             for method in methods:
-                seconds, who = run(method, puzzle, backend)
-                times[method].append(seconds)
-                if method == "default":
-                    answered += who
+                times[method].append(statistics.median(runs[method]))
+            answered += default_by
         cells = []
         for method in methods:
             solved = sum(t < float("inf") for t in times[method])

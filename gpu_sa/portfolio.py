@@ -37,6 +37,27 @@ grid until the chains were measured on what it is for: it took 2-4 ms on every 3
 (about 775 branches), 5-9 % of the chains' median there, while the chains fill an empty grid about as fast as the
 descent does (36x36: 16 ms against 8 ms; 49x49: 22 against 30; 64x64: 94 against 88; bench/RESULTS.md, issue 23).
 
+At 25x25 (SIDE_BY_SIDE_ORDERS) on a CPU of two cores or more, the two run at once instead of in turns: there
+the search and the chains are about as fast and which one is faster changes from grid to grid (25x25 at 40 %
+givens: the search's median 25 ms, one chain's 15 ms; bench/RESULTS.md, issue 23), so in turns the default paid
+for the slower one first on half the grids. The search gets a thread of its own, the local search's chains
+(``--method anneal``'s, one per other core) the rest:
+
+    the descent alone first, unless the rules leave a share of free cells inside DESCENT_BESIDE (near the
+    phase transition, where it never filled a grid): then the search beside the chains begins with it
+    the search (one thread, no node cap) and the chains (one trial), each at its own pace; the search
+    publishes its branch count as it goes
+    the search's answer after N branches comes first unless a chain solved within N x MOVES_PER_NODE moves:
+    when the chains solve at M moves the search is stopped once it has passed M / MOVES_PER_NODE branches
+    (its answer counts if it came within them), and when the search answers the chains stop once they have
+    passed N x MOVES_PER_NODE moves (theirs counts if it came first)
+
+So the answer, and which method gave it, still depend on the seed alone, whichever thread is ahead; the loser's
+branches or moves in the report are the work it did before it was stopped, which timing decides. A time limit
+that comes while the chains are still short of the count of an answer the search has found returns that answer
+rather than losing it (on a puzzle with several solutions, the chains might have found another one first with
+more time). With one core, or on a GPU (not measured there), the rounds below run as before.
+
 A slice runs at the first chunk boundary past its move count; the answer is the earlier of the two in that
 order of counts: the local search's, when its chain solved at or before a slice's move count, else the slice's.
 So the answer still depends on the seed alone, and the search, given its slices, still proves "no solution".
@@ -45,12 +66,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import threading
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import runner
+from .backends import available_cores
 from . import stop as stop_module
 from .exact import sudoku as exact
 
@@ -82,6 +105,23 @@ FIRST_SLICE_NODES = 64  # slice 0's branches at least; else the free cells: one 
 # microseconds, where building the chains' tables and strengthened root alone takes 0.3 ms at 36x36 (60 % givens
 # leave 8-35 free cells there after the rules; 40-50 %, hundreds: bench/RESULTS.md, issue 23)
 FEW_FREE_CELLS = 64
+# At 25x25 on a CPU of two cores or more, the search and the chains run side by side (module docstring): the two
+# are about as fast there (25x25 at 40 % givens: the search's median 25 ms, one chain's 15 ms, and which one is
+# faster changes from grid to grid), so running both beats running either first (bench/RESULTS.md, issue 23).
+SIDE_BY_SIDE_ORDERS = frozenset({5})
+# The exchange rate that orders their answers: the search's answer after N branches comes first unless a chain
+# solved within N x MOVES_PER_NODE moves. A branch costs 6-16 us at 25x25 near the transition, a chain's move
+# about 1 us; the loser waits until the winner's count is passed, so a rate off the true one costs time either
+# way. Swept over 4-10 on Lloyd & Amos 25x25 at 35/40/45 % (bench/portfolio_choice.py --repeats 3): 6 kept the
+# default within 0.94-1.08 of the faster method at 35 and 40 % and 1.21-1.31 at 45 %, where the search is twice
+# as fast as the chains (bench/RESULTS.md, issue 23).
+MOVES_PER_NODE = 6
+# The descent runs alone first (microseconds to a few milliseconds) unless the share of free cells after the rules
+# lies strictly between these: 25x25 near the phase transition (40 and 45 % givens leave 52-60 % of the cells free),
+# where it filled none of the 20 Lloyd & Amos grids tried and took 2-4 ms each (bench/RESULTS.md, issue 23); it filled
+# 9 of 10 at 50 % (18-44 % free), 5 of 10 at 35 % (64-65 %) and every empty grid. Inside that band the search
+# beside the chains begins with it instead.
+DESCENT_BESIDE = (0.48, 0.70)
 
 
 @dataclass(frozen=True)
@@ -126,6 +166,9 @@ def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progres
     if anneal and puzzle.order >= LOCAL_SEARCH_ORDER:
         return _local_search(puzzle, work, found, seed=seed, backend=backend, chains=chains, time_limit=time_limit,
                              threads=threads, progress=progress)
+    if anneal and side_by_side(puzzle.order, backend):
+        return _side_by_side(puzzle, work, found, seed=seed, backend=backend, chains=chains, time_limit=time_limit,
+                             progress=progress)
     next_restart = 0  # each round's search goes on from the restarts the last one did not finish
     for round_index in range(MAX_ROUNDS if anneal else 1):
         work.rounds = round_index + 1
@@ -261,6 +304,144 @@ def _local_search(puzzle, work, found, *, seed, backend, chains, time_limit, thr
         if left is not None and left <= 0:
             return work.answer(False, None, "none", "time_limit")
     return slices.answer
+
+
+def side_by_side(order: int, backend) -> bool:
+    """Whether ``auto`` runs the search and the chains side by side (module docstring) on this order and backend."""
+    return order in SIDE_BY_SIDE_ORDERS and backend.name == "cpu" and available_cores() >= 2
+
+
+def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, progress) -> Answer:
+    """SIDE_BY_SIDE_ORDERS on a CPU of two cores or more (module docstring): the search's descent, then the
+    search on a thread of its own beside the local search's chains on the other cores."""
+    first_restart = 0  # the search beside the chains begins with the descent (_dive_then_learn)
+    if not DESCENT_BESIDE[0] < found.free / found.values.size < DESCENT_BESIDE[1]:
+        work.rounds = 1  # the descent alone first: it fills most grids away from the phase transition
+        descent = int(found.free) + exact.DEFAULT_BASE_NODES  # the branches of _dive_then_learn's first descent
+        search = exact.count_solutions(puzzle.givens, puzzle.order, limit=1, seed=seed, threads=1,
+                                       max_nodes=descent, time_limit=work.time_left(time_limit), propagated=found)
+        work.nodes += search.nodes
+        work.restarts += search.restarts
+        decided = _decided(puzzle, work, search)
+        if decided is not None:
+            return decided
+        first_restart = search.resume_at
+    left = work.time_left(time_limit)
+    if left is not None and left <= 0:
+        return work.answer(False, None, "none", "time_limit")
+    work.rounds += 1
+    beside = _SearchBeside(puzzle, found, seed=seed, first_restart=first_restart)
+    rows = chains or max(1, available_cores() - 1)  # the search's thread takes one core
+    try:
+        result = runner.anneal(puzzle, backend=backend, chains=rows, seed=seed, trials=1, time_limit=left,
+                               progress=beside.reporting(progress), stop_when=beside.decided, on_ready=beside.start)
+    except stop_module.Interrupted:  # the stop came while the chains were set up: the search had not started
+        beside.finish()
+        return work.answer(False, None, "none", "interrupted")
+    except BaseException:
+        beside.finish()
+        raise
+    work.add_round(result)
+    if result.solved:
+        # the search's answer comes first if it found one within the branches the solving move is worth
+        bound = result.chain_moves // MOVES_PER_NODE
+        search = beside.finish(past=bound, deadline=_deadline(work, time_limit))
+        work.nodes += search.nodes
+        work.restarts += search.restarts
+        if search.solutions and search.nodes <= bound:
+            return _decided(puzzle, work, search)
+        return work.answer(True, result.solution, "anneal", "solved")
+    # unsolved: the search answered (the chains then went past its count), or time ran out, or a stop came, or the
+    # chains' trial ended, and then the search goes on alone
+    ended = result.stopped not in ("time_limit", "interrupted") and not stop_module.requested()
+    search = beside.finish(until_done=ended, deadline=_deadline(work, time_limit))
+    work.nodes += search.nodes
+    work.restarts += search.restarts
+    decided = _decided(puzzle, work, search)
+    if decided is not None:
+        return decided
+    # the search's own "interrupted" is finish()'s halt: a stop request is the process's flag
+    return work.answer(False, None, "none", "interrupted" if stop_module.requested() else "time_limit")
+
+
+def _decided(puzzle, work, search) -> Answer | None:
+    """The Answer of a search that solved the puzzle or proved it has no solution; None if it gave up."""
+    if search.solutions:
+        return work.answer(True, _checked(puzzle, search.solution), "exact", "solved")
+    if not search.gave_up:
+        return work.answer(False, None, "exact", "no_solution")
+    return None
+
+
+def _deadline(work, time_limit):
+    return None if time_limit is None else work.start + time_limit
+
+
+class _SearchBeside:
+    """The complete search on a thread of its own, beside the chains (``_side_by_side``). It starts when the
+    chains are set up (``start``: their set-up is off the clock, so the search must not run during it), publishes
+    its branches as it goes (``published``), and stops at ``finish``. The two answers are ordered by counts: the
+    search's at N branches comes before the chains' at M moves per chain when N x MOVES_PER_NODE <= M, so the
+    answer depends on the seed alone, whichever thread is ahead."""
+
+    def __init__(self, puzzle, found, *, seed, first_restart):
+        self.puzzle, self.found, self.seed, self.first_restart = puzzle, found, seed, first_restart
+        self.flag = np.zeros(1, dtype=np.uint8)  # the search's halt flag (this thread relays stop requests)
+        self.published = np.zeros(2, dtype=np.int64)  # [0]: a lower bound of its branches so far (count_solutions)
+        self.moves = 0  # the chains' moves per chain so far
+        self.thread: threading.Thread | None = None
+        self.result = None
+        self.error: BaseException | None = None
+
+    def start(self):
+        self.thread = threading.Thread(target=self._search, name="gpu-sa auto search", daemon=True)
+        self.thread.start()
+
+    def _search(self):
+        try:  # no time limit and no node cap: finish() ends it (the search reads self.flag every 1,024 branches)
+            self.result = exact.count_solutions(
+                self.puzzle.givens, self.puzzle.order, limit=1, seed=self.seed, threads=1, max_nodes=exact.NO_NODE_LIMIT,
+                propagated=self.found, first_restart=self.first_restart, flag=self.flag, published=self.published)
+        except BaseException as error:  # raised again on the main thread, by finish()
+            self.error = error
+
+    def reporting(self, progress):
+        def record(chunk):
+            self.moves = chunk.moves
+            if progress is not None:
+                progress(chunk)
+        return record
+
+    def decided(self) -> bool:
+        """Asked between the chains' chunks: stop them once the search's answer is theirs to beat no more."""
+        if stop_module.requested():
+            self.flag[0] = 1
+        result = self.result
+        if result is None:
+            return False
+        if result.solutions:
+            return self.moves >= result.nodes * MOVES_PER_NODE
+        return True  # a proof of no solution, or a search that stopped
+
+    def finish(self, *, past: int | None = None, until_done: bool = False, deadline: float | None = None):
+        """Stop the search and return its result, once it has published more than ``past`` branches (or
+        answered), or, with ``until_done``, once it has answered; a deadline or a stop request ends the wait."""
+        waiting = past is not None or until_done
+        while (waiting and self.thread is not None and self.thread.is_alive()
+               and (past is None or self.published[0] <= past)
+               and (deadline is None or time.perf_counter() < deadline) and not stop_module.requested()):
+            self.thread.join(WAIT_SECONDS)
+        self.flag[0] = 1
+        if self.thread is not None:
+            self.thread.join()
+        if self.error is not None:
+            raise self.error
+        if self.result is None:  # never started (a stop during the chains' set-up)
+            return exact.ExactResult(solutions=0, solution=None, nodes=0, seconds=0.0, gave_up=True, interrupted=True)
+        return self.result
+
+
+WAIT_SECONDS = 0.0002  # finish() looks at the search's published count this often
 
 
 WARM_UP_RUNS = 3  # timed-path runs per order before the clock (bench/RESULTS.md, "easy cells")

@@ -118,7 +118,8 @@ def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | Non
            time_limit: float | None = None, early_stop: bool = True, chain_base: int = 0,
            progress: Callable[[Progress], None] | None = None, chunk_moves: int | None = None,
            keep_state: bool = False, replicas: int | None = None, exchange_interval: int | None = None,
-           propagate: bool = True, stop_when: Callable[[], bool] | None = None) -> Result:
+           propagate: bool = True, stop_when: Callable[[], bool] | None = None,
+           on_ready: Callable[[], None] | None = None) -> Result:
     """Anneal ``chains`` independent chains on ``puzzle``; return the best, validated, result.
 
     ``backend`` is a name from ``gpu_sa.backends.BACKENDS`` or a backend object.
@@ -131,7 +132,8 @@ def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | Non
     best cost for that many plateaus. ``propagate`` is handed to ``puzzle.move`` (Sudoku: the
     seed-002 rules first, candidate-aware moves; off: the landed streams). ``replicas`` R > 1 groups the chains by R on a temperature
     ladder that exchanges rungs every ``exchange_interval`` moves. ``stop_when`` is asked between
-    chunks, like the process-wide stop flag. ``chunk_moves`` fixes the chunk length instead of
+    chunks, like the process-wide stop flag. ``on_ready`` is called once the chains are set up (allocated,
+    compiled), right before their first move: where ``setup_seconds`` ends. ``chunk_moves`` fixes the chunk length instead of
     adapting it (tests use it). A stop that comes before the puzzle's first trial has run leaves nothing to
     report: ``gpu_sa.stop.Interrupted`` then.
     """
@@ -139,7 +141,8 @@ def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | Non
                               schedule=schedule, max_moves=max_moves, trials=trials, stall_plateaus=stall_plateaus,
                               time_limit=time_limit, early_stop=early_stop, chain_base=chain_base, progress=progress,
                               chunk_moves=chunk_moves, keep_state=keep_state, replicas=replicas,
-                              exchange_interval=exchange_interval, propagate=propagate, stop_when=stop_when):
+                              exchange_interval=exchange_interval, propagate=propagate, stop_when=stop_when,
+                              on_ready=on_ready):
         return result
     # not a StopIteration: inside a caller's generator Python turns that into 'RuntimeError: generator raised ...'
     raise stop_module.Interrupted("setting up the chains")
@@ -150,7 +153,8 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None
                 trials: int | None = None, stall_plateaus: int | None = None, time_limit: float | None = None,
                 early_stop: bool = True, chain_base: int = 0, progress=None, chunk_moves: int | None = None,
                 keep_state: bool = False, replicas: int | None = None, exchange_interval: int | None = None,
-                propagate: bool = True, stop_when: Callable[[], bool] | None = None) -> Iterator[Result]:
+                propagate: bool = True, stop_when: Callable[[], bool] | None = None,
+                on_ready: Callable[[], None] | None = None) -> Iterator[Result]:
     """Anneal every puzzle of ``puzzles``, ``batch`` at a time in one launch; yield results in input order.
 
     Options as for ``anneal`` (``time_limit`` is per puzzle). Consecutive puzzles whose moves
@@ -182,7 +186,7 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None
                        stall_plateaus=stall_plateaus, time_limit=time_limit, early_stop=early_stop,
                        chain_base=chain_base, progress=progress, chunk_moves=chunk_moves, keep_state=keep_state,
                        replicas=replicas, exchange_interval=exchange_interval, propagate=propagate,
-                       stop_when=stop_when)
+                       stop_when=stop_when, on_ready=on_ready)
     source = _Source(puzzles, options)
     since = (entered, 0.0)  # (when this batch's set-up began, the source's preparation seconds by then)
     with _interrupts():
@@ -217,6 +221,7 @@ class _Options:
     exchange_interval: int | None
     propagate: bool
     stop_when: object
+    on_ready: object = None
 
     def move_of(self, puzzle) -> AnnealMove:
         if self.move:
@@ -409,6 +414,8 @@ class _Batch:
         # everything since the set-up began but building the puzzles' moves, which each result accounts for itself
         began, prepared = self.since
         self.setup_seconds = time.perf_counter() - began - (self.source.prepared_seconds - prepared)
+        if self.options.on_ready is not None:
+            self.options.on_ready()
         while True:
             self._round()
             yield from self._emit()

@@ -223,3 +223,123 @@ def test_a_36x36_near_the_phase_transition_is_answered_by_the_local_search():
     answer = portfolio.solve(puzzle, seed=1, backend="cpu", time_limit=60)
     assert answer.solved and answer.method == "anneal" and not puzzle.check(answer.solution)
     assert answer.anneal.chains == gpu_sa.backends.CpuBackend().cores()
+
+
+# Issue 23: at 25x25 on two cores or more, the search on a thread of its own beside the chains. Which one answers
+# is decided by counts (N branches against M moves per chain, at MOVES_PER_NODE), never by which thread is ahead.
+
+NEAR_TRANSITION_25 = ROOT / "bench" / "data" / "sudoku_ls" / "INST_25x25" / "40"
+
+
+def _side_by_side_parts(puzzle):
+    """(the search's branches to its answer, the first solving chain's moves), each run alone as auto runs it."""
+    from gpu_sa import backends, runner
+
+    found = puzzle.propagated
+    assert portfolio.DESCENT_BESIDE[0] < found.free / found.values.size < portfolio.DESCENT_BESIDE[1]
+    search = portfolio.exact.count_solutions(puzzle.givens, puzzle.order, limit=1, seed=1, threads=1,
+                                             max_nodes=portfolio.exact.NO_NODE_LIMIT, propagated=found)
+    chains = runner.anneal(puzzle, backend=backends.CpuBackend(), chains=1, seed=1, trials=1)
+    assert search.solutions and chains.solved
+    return search, chains
+
+
+def _two_cores(monkeypatch):
+    monkeypatch.setattr(portfolio, "available_cores", lambda: 2)  # one chain beside the search, whatever the host
+
+
+@pytest.mark.parametrize("index", [0, 3])
+@pytest.mark.parametrize("rate", [1, "default", 10**6])
+def test_side_by_side_the_earlier_count_answers(monkeypatch, index, rate):
+    """The answer is the search's when its branches x MOVES_PER_NODE are at most the solving chain's moves, else
+    the chains': predicted from each run alone. Rate 1 favours the search, 10**6 the chains."""
+    _two_cores(monkeypatch)
+    if rate != "default":
+        monkeypatch.setattr(portfolio, "MOVES_PER_NODE", rate)
+    puzzle = gpu_sa.parse((NEAR_TRANSITION_25 / f"inst25x25_40_{index}.txt").read_text())[0]
+    search, chains = _side_by_side_parts(puzzle)
+    answer = portfolio.solve(puzzle, seed=1, backend="cpu")
+    assert answer.solved and not puzzle.check(answer.solution) and answer.rounds == 1
+    if search.nodes * portfolio.MOVES_PER_NODE <= chains.chain_moves:
+        assert answer.method == "exact" and answer.nodes == search.nodes
+        np.testing.assert_array_equal(answer.solution, search.solution)
+        assert answer.moves >= search.nodes * portfolio.MOVES_PER_NODE  # the chains went past its count first
+    else:
+        assert answer.method == "anneal" and answer.anneal.chain_moves == chains.chain_moves
+        np.testing.assert_array_equal(answer.solution, chains.solution)
+        assert answer.nodes > chains.chain_moves // portfolio.MOVES_PER_NODE  # the search went past it first
+
+
+@pytest.mark.parametrize("index,winner", [(0, "anneal"), (3, "exact")])
+@pytest.mark.parametrize("late", ["search", "chains"])
+def test_side_by_side_does_not_depend_on_which_thread_is_ahead(monkeypatch, late, index, winner):
+    """The same answer when one side is held back 50 ms (the search's start, or every chunk of the chains)."""
+    import time
+
+    _two_cores(monkeypatch)
+    puzzle = gpu_sa.parse((NEAR_TRANSITION_25 / f"inst25x25_40_{index}.txt").read_text())[0]
+    first = portfolio.solve(puzzle, seed=1, backend="cpu")
+    if late == "search":
+        start = portfolio._SearchBeside.start
+        monkeypatch.setattr(portfolio._SearchBeside, "start", lambda self: (time.sleep(0.05), start(self)))
+        again = portfolio.solve(puzzle, seed=1, backend="cpu")
+    else:
+        again = portfolio.solve(puzzle, seed=1, backend="cpu", progress=lambda record: time.sleep(0.05))
+    # the winner's count is the same; the loser's work (how far past it the other side went) is what the threads did
+    assert first.method == again.method == winner
+    if winner == "exact":
+        assert first.nodes == again.nodes
+    else:
+        assert first.anneal.chain_moves == again.anneal.chain_moves
+    np.testing.assert_array_equal(first.solution, again.solution)
+
+
+def test_side_by_side_proves_no_solution(monkeypatch):
+    """The search beside the chains still proves "no solution" (the 9x9 case, side by side from order 3, the
+    descent inside the search's thread): the chains stop at the proof."""
+    import threading
+
+    _two_cores(monkeypatch)
+    monkeypatch.setattr(portfolio, "SIDE_BY_SIDE_ORDERS", frozenset({3}))
+    monkeypatch.setattr(portfolio, "DESCENT_BESIDE", (0.0, 1.0))
+    puzzle = _wrong_given_needing_search()
+    assert portfolio.side_by_side(3, portfolio.runner.backends_module.CpuBackend())
+    answer = portfolio.solve(puzzle, seed=1, backend="cpu")
+    assert not answer.solved and answer.method == "exact" and answer.stopped == "no_solution"
+    assert not any(thread.name == "gpu-sa auto search" for thread in threading.enumerate())
+
+
+def test_side_by_side_a_time_limit_or_a_stop_ends_both(monkeypatch):
+    import threading
+
+    from gpu_sa import stop
+
+    _two_cores(monkeypatch)
+    hard = gpu_sa.parse((ROOT / "bench" / "data" / "sudoku_ls" / "INST_64x64" / "50" / "inst64x64_50_1.txt")
+                        .read_text())[0]
+    monkeypatch.setattr(portfolio, "SIDE_BY_SIDE_ORDERS", frozenset({5, 8}))
+    monkeypatch.setattr(portfolio, "LOCAL_SEARCH_ORDER", 9)
+    answer = portfolio.solve(hard, seed=1, backend="cpu", time_limit=1.0)
+    assert answer.stopped == "time_limit" and not answer.solved and answer.rounds == 1 and answer.nodes > 0
+    assert not any(thread.name == "gpu-sa auto search" for thread in threading.enumerate())
+
+    def stop_now(record):
+        stop.FLAG[0] = 1
+
+    try:
+        answer = portfolio.solve(hard, seed=1, backend="cpu", progress=stop_now)
+    finally:
+        stop.FLAG[0] = 0
+    assert answer.stopped == "interrupted" and not answer.solved
+    assert not any(thread.name == "gpu-sa auto search" for thread in threading.enumerate())
+
+
+def test_the_search_publishes_its_branches_as_it_goes():
+    from gpu_sa.exact.sudoku import counting
+
+    puzzle = gpu_sa.parse((NEAR_TRANSITION_25 / "inst25x25_40_0.txt").read_text())[0]
+    published = np.zeros(2, dtype=np.int64)
+    search = counting.count_solutions(puzzle.givens, 5, limit=1, seed=1, published=published)
+    descent = int(np.count_nonzero(np.asarray(puzzle.givens) < 0)) + counting.DEFAULT_BASE_NODES
+    assert search.solutions and published[1] == descent  # the descent gave up, the CDCL published on top of it
+    assert descent < published[0] < search.nodes  # its last publication: a lower bound of the branches made

@@ -160,12 +160,19 @@ def _heap_down(heap, where, activity, size, i):
     where[var] = i
 
 
+# decisions are published, and the halt flag read, every 64 (about 0.6 ms of a 25x25's search): a search beside
+# the chains is halted as soon as their answer comes first (gpu_sa.portfolio)
+PUBLISH_MASK = 63
+
+
 @numba.njit(cache=True, nogil=True)
-def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features):
+def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, published):
     """(solutions found (<= limit), decisions, conflicts, restarts, outcome) of the CDCL search from the root
     ``cand``; the first solution's candidate masks go to ``solution``. ``noise`` (float64, one per possible
     variable, in [0, 1)): the seed's initial activities. Outcome COMPLETE (the count is exact), NODE_LIMIT
-    (``max_nodes`` decisions) or STOPPED (``flag[0]``, read every 1,024 decisions and conflicts). ``features``:
+    (``max_nodes`` decisions) or STOPPED (``flag[0]``, read every 64 decisions and 1,024 conflicts). The decisions
+    made plus ``published[1]`` (the caller's branches before it) go to ``published[0]`` every 64 (PUBLISH_MASK + 1),
+    for a thread that runs beside it (``auto``'s chains): a solution found later is found at a count above it. ``features``:
     the bits SHORT_RESTARTS, SAVED_PHASES, NO_REASON_BUMPS and LOCAL_MINIMIZATION each take one heuristic out
     (for the ablation; 0 is the search)."""
     var_cell, var_digit, starts, lits0 = _encode(cand, units)
@@ -459,8 +466,10 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features):
         decisions += 1
         if decisions > max_nodes:
             return found, decisions - 1, conflicts, restarts, NODE_LIMIT
-        if (decisions & 1023) == 0 and flag[0] != 0:
-            return found, decisions - 1, conflicts, restarts, STOPPED
+        if (decisions & PUBLISH_MASK) == 0:
+            published[0] = published[1] + decisions - 1  # made; the one being made may still find a solution
+            if flag[0] != 0:
+                return found, decisions - 1, conflicts, restarts, STOPPED
         trail_lim[decision_level] = size_trail
         decision_level += 1
         value = target[var] if targets else phase[var]
@@ -657,9 +666,10 @@ def _luby(i):
 CLAUSES = 64  # a feature bit (with consistency's, learning's and ordering's): this search instead of the restarts
 
 
-def learned_search(cand, order, limit, max_nodes, seed, time_limit, flag, features, watched):
+def learned_search(cand, order, limit, max_nodes, seed, time_limit, flag, features, watched, published=None):
     """``count_solutions``' answer by CDCL: the root strengthened by ``features``' propagation, then ``cdcl``
-    on a worker thread (``watched``: ``restarts._watched``, so that a stop or the time limit is heard).
+    on a worker thread (``watched``: ``restarts._watched``, so that a stop or the time limit is heard), which
+    publishes its decisions in ``published`` (int64[2], see ``cdcl``) when given.
     ``nodes`` are decisions; ``restarts`` the CDCL's restarts + 1. It does not resume: a later call with
     ``first_restart`` starts again (``resume_at`` stays 0)."""
     import time
@@ -681,7 +691,7 @@ def learned_search(cand, order, limit, max_nodes, seed, time_limit, flag, featur
             answer.extend((0, 0, 0, 0, COMPLETE))
         elif not halt[0]:
             answer.extend(cdcl(cand, units, limit, max_nodes, halt, noise(cand.shape[0] * units.shape[1], key0, key1),
-                               masks, features))
+                               masks, features, np.zeros(2, np.int64) if published is None else published))
 
     stopped, timed_out = watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit)
     found, decisions, conflicts, restarts, outcome = answer if answer else (0, 0, 0, 0, STOPPED)

@@ -49,7 +49,8 @@ def _loaded(entry: str) -> bool:
                         ZERO32, ZERO32, 0, np.full(1, NEVER, np.int64), root_at_fixpoint, 0, initial_weights(2),
                         masks.copy(), masks.copy())
         strengthened(np.full(16, full), peers, units, cell_units, full, ALL_FEATURES, np.zeros(1, np.uint8))
-        cdcl(np.full(16, full), units, 2, 100, np.zeros(1, np.uint8), noise(256, ZERO32, ZERO32), masks, 0)
+        cdcl(np.full(16, full), units, 2, 100, np.zeros(1, np.uint8), noise(256, ZERO32, ZERO32), masks, 0,
+             np.zeros(2, np.int64))
     else:
         empty = np.zeros((0, 16), dtype=np.int16)
         search_batch(empty, peers, units, cell_units, full, 1, 0, np.zeros(1, np.uint8), np.zeros(0, np.int64),
@@ -61,7 +62,7 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
                     seed: int | None = None, threads: int | None = None, time_limit: float | None = None,
                     base_nodes: int = DEFAULT_BASE_NODES, flag: np.ndarray | None = None,
                     propagated: Propagation | None = None, first_restart: int = 0, features: int | None = None,
-                    learned: Learned | None = None) -> ExactResult:
+                    learned: Learned | None = None, published: np.ndarray | None = None) -> ExactResult:
     """Solutions of the puzzle (0-based givens, -1 empty), counted up to ``limit``.
 
     ``seed=None``: the seed's deterministic search. ``seed=S``: the seeded search with restarts
@@ -79,6 +80,9 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     ``features`` (seeded search): the propagation and learning the search uses, a sum of
     ``consistency.BOX_LINE``, ``ALLDIFF``, ``PROBE`` and ``learning.WDEG``; default ``default_features(order)``
     (measured per order, bench/RESULTS.md). Every one keeps the count exact.
+    ``published`` (int64[2], the clause-learning search only): ``published[0]`` is a lower bound of the branches
+    made so far (this call's, ``nodes``), written every 64 while it runs, for a thread beside it (``auto``'s chains
+    beside the search, ``gpu_sa.portfolio``); ``published[1]`` is the search's own (its branches before the CDCL).
     """
     givens = _check_givens(givens, order)
     _check_counts(limit, max_nodes)
@@ -106,13 +110,13 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
         raise ValueError(f"features must be a sum of FEATURES' values, got {features}")
     if features & CLAUSES:
         return _dive_then_learn(givens, order, int(limit), int(max_nodes), int(seed), threads, time_limit,
-                                int(base_nodes), flag, root, int(first_restart), features)
+                                int(base_nodes), flag, root, int(first_restart), features, published)
     return _restarted(givens, order, int(limit), int(max_nodes), int(seed), None if threads is None else int(threads),
                       time_limit, int(base_nodes), flag, root, int(first_restart), features, learned)
 
 
 def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag, root, first_restart,
-                     features) -> ExactResult:
+                     features, published=None) -> ExactResult:
     """CLAUSES: first the seed's deterministic search with a budget of one whole descent (the empty cells +
     ``base_nodes``): a puzzle it fills without backtracking, an empty grid of any order among them, is answered
     there without building a CNF; if it does not decide, the CDCL search (``clauses.learned_search``) with what is
@@ -127,6 +131,8 @@ def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit,
         if not first.gave_up or first.interrupted or first.timed_out or first.nodes >= max_nodes:
             return dataclasses.replace(first, resume_at=1 if first.gave_up else 0, seed=seed)
         nodes = first.nodes
+        if published is not None:
+            published[:] = nodes  # the descent's branches: the CDCL's decisions are published on top of them
     left = None if time_limit is None else time_limit - (time.perf_counter() - start)
     if left is not None and left <= 0:
         return ExactResult(solutions=0, solution=None, nodes=nodes, seconds=time.perf_counter() - start, gave_up=True,
@@ -141,7 +147,7 @@ def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit,
                           max(first_restart, 1), features & ~CLAUSES)
         return dataclasses.replace(rest, nodes=rest.nodes + nodes, seconds=time.perf_counter() - start,
                                    restarts=rest.restarts + (first_restart == 0))
-    learned = learned_search(cand, order, limit, max_nodes - nodes, seed, left, flag, features, _watched)
+    learned = learned_search(cand, order, limit, max_nodes - nodes, seed, left, flag, features, _watched, published)
     return dataclasses.replace(learned, nodes=learned.nodes + nodes, seconds=time.perf_counter() - start,
                                restarts=learned.restarts + (first_restart == 0), resume_at=1 if learned.gave_up else 0)
 
