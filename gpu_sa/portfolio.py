@@ -182,10 +182,9 @@ def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progres
         next_restart = search.resume_at
         work.nodes += search.nodes
         work.restarts += search.restarts
-        if search.solutions:
-            return work.answer(True, _checked(puzzle, search.solution), "exact", "solved")
-        if not search.gave_up:
-            return work.answer(False, None, "exact", "no_solution")
+        decided = _decided(puzzle, work, search)
+        if decided is not None:
+            return decided
         if search.interrupted or stop_module.requested():
             return work.answer(False, None, "none", "interrupted")
         if not anneal:
@@ -259,11 +258,8 @@ class _Slices:
         work.rounds += 1
         work.nodes += search.nodes
         work.restarts += search.restarts
-        if search.solutions:
-            self.answer = work.answer(True, _checked(self.puzzle, search.solution), "exact", "solved")
-        elif not search.gave_up:
-            self.answer = work.answer(False, None, "exact", "no_solution")
-        elif search.interrupted or stop_module.requested():
+        self.answer = _decided(self.puzzle, work, search)
+        if self.answer is None and (search.interrupted or stop_module.requested()):
             self.answer = work.answer(False, None, "none", "interrupted")
 
 
@@ -317,7 +313,9 @@ def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, pro
     first_restart = 0  # the search beside the chains begins with the descent (_dive_then_learn)
     if not DESCENT_BESIDE[0] < found.free / found.values.size < DESCENT_BESIDE[1]:
         work.rounds = 1  # the descent alone first: it fills most grids away from the phase transition
-        descent = int(found.free) + exact.DEFAULT_BASE_NODES  # the branches of _dive_then_learn's first descent
+        # at most the free cells left by the rules + the restarts' base budget: within _dive_then_learn's first
+        # descent (which counts the givens' empty cells), so this call runs that descent and nothing after it
+        descent = int(found.free) + exact.DEFAULT_BASE_NODES
         search = exact.count_solutions(puzzle.givens, puzzle.order, limit=1, seed=seed, threads=1,
                                        max_nodes=descent, time_limit=work.time_left(time_limit), propagated=found)
         work.nodes += search.nodes
@@ -398,7 +396,7 @@ class _SearchBeside:
         self.thread.start()
 
     def _search(self):
-        try:  # no time limit and no node cap: finish() ends it (the search reads self.flag every 1,024 branches)
+        try:  # no time limit and no node cap: finish() ends it (the CDCL reads self.flag every 64 branches)
             self.result = exact.count_solutions(
                 self.puzzle.givens, self.puzzle.order, limit=1, seed=self.seed, threads=1, max_nodes=exact.NO_NODE_LIMIT,
                 propagated=self.found, first_restart=self.first_restart, flag=self.flag, published=self.published)
