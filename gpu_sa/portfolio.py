@@ -41,16 +41,19 @@ At 25x25 (SIDE_BY_SIDE_ORDERS) on a CPU of two cores or more, the two run at onc
 the search and the chains are about as fast and which one is faster changes from grid to grid (25x25 at 40 %
 givens: the search's median 25 ms, one chain's 15 ms; bench/RESULTS.md, issue 23), so in turns the default paid
 for the slower one first on half the grids. The search gets a thread of its own, the local search's chains
-(``--method anneal``'s, one per other core) the rest:
+(``--method anneal``'s) the cores:
 
     the descent alone first, unless the rules leave a share of free cells inside DESCENT_BESIDE (near the
     phase transition, where it never filled a grid): then the search beside the chains begins with it
+    above CHAINS_FIRST_SHARE free cells (where the chains are the faster method): the chains, one per core, alone
+    for their first CHAINS_FIRST_MOVES = A moves, then the search beside them; below it: A = 0, the search beside
+    one chain per other core from the first move
     the search (one thread, no node cap) and the chains (one trial), each at its own pace; the search
     publishes its branch count as it goes
-    the search's answer after N branches comes first unless a chain solved within N x MOVES_PER_NODE moves:
-    when the chains solve at M moves the search is stopped once it has passed M / MOVES_PER_NODE branches
+    the search's answer after N branches comes first unless a chain solved within A + N x MOVES_PER_NODE moves:
+    when the chains solve at M moves the search is stopped once it has passed (M - A) / MOVES_PER_NODE branches
     (its answer counts if it came within them), and when the search answers the chains stop once they have
-    passed N x MOVES_PER_NODE moves (theirs counts if it came first)
+    passed A + N x MOVES_PER_NODE moves (theirs counts if it came first)
 
 So the answer, and which method gave it, still depend on the seed alone, whichever thread is ahead; the loser's
 branches or moves in the report are the work it did before it was stopped, which timing decides. A time limit
@@ -122,6 +125,15 @@ MOVES_PER_NODE = 6
 # 9 of 10 at 50 % (18-44 % free), 5 of 10 at 35 % (64-65 %) and every empty grid. Inside that band the search
 # beside the chains begins with it instead.
 DESCENT_BESIDE = (0.48, 0.70)
+# Above this share of free cells after the rules (25x25 at 40 % givens and fewer: 0.59 and up) the chains are the
+# faster method (Lloyd & Amos and Sudoku-LS 25x25 at 35 and 40 %: two chains' median 4 and 7 ms, the search's 12 ms;
+# one chain beside the search made the default 1.2-1.5 x the two chains'), so there ``--method anneal``'s chains,
+# one per core, run alone for their first CHAINS_FIRST_MOVES moves and the search joins them only after: its answer
+# after N branches then counts as at CHAINS_FIRST_MOVES + N x MOVES_PER_NODE moves. At 45 % (0.51-0.54 free) the
+# search is the faster method and starts beside one chain at once (bench/RESULTS.md, issue 23).
+CHAINS_FIRST_SHARE = 0.56
+# two chains solved 35 of 40 such grids within it (a chain's median there: 14,000 moves, about 10 ms)
+CHAINS_FIRST_MOVES = 20_000
 
 
 @dataclass(frozen=True)
@@ -328,11 +340,14 @@ def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, pro
     if left is not None and left <= 0:
         return work.answer(False, None, "none", "time_limit")
     work.rounds += 1
-    beside = _SearchBeside(puzzle, found, seed=seed, first_restart=first_restart)
-    rows = chains or max(1, available_cores() - 1)  # the search's thread takes one core
+    chains_first = found.free / found.values.size > CHAINS_FIRST_SHARE
+    beside = _SearchBeside(puzzle, found, seed=seed, first_restart=first_restart,
+                           after_moves=CHAINS_FIRST_MOVES if chains_first else 0)
+    # one chain per core; beside the search from the first move, one core fewer
+    rows = chains or (available_cores() if chains_first else max(1, available_cores() - 1))
     try:
         result = runner.anneal(puzzle, backend=backend, chains=rows, seed=seed, trials=1, time_limit=left,
-                               progress=beside.reporting(progress), stop_when=beside.decided, on_ready=beside.start)
+                               progress=beside.reporting(progress), stop_when=beside.decided, on_ready=beside.ready)
     except stop_module.Interrupted:  # the stop came while the chains were set up: the search had not started
         beside.finish()
         return work.answer(False, None, "none", "interrupted")
@@ -342,7 +357,7 @@ def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, pro
     work.add_round(result)
     if result.solved:
         # the search's answer comes first if it found one within the branches the solving move is worth
-        bound = result.chain_moves // MOVES_PER_NODE
+        bound = beside.branches_within(result.chain_moves)
         search = beside.finish(past=bound, deadline=_deadline(work, time_limit))
         work.nodes += search.nodes
         work.restarts += search.restarts
@@ -376,24 +391,38 @@ def _deadline(work, time_limit):
 
 
 class _SearchBeside:
-    """The complete search on a thread of its own, beside the chains (``_side_by_side``). It starts when the
-    chains are set up (``start``: their set-up is off the clock, so the search must not run during it), publishes
-    its branches as it goes (``published``), and stops at ``finish``. The two answers are ordered by counts: the
-    search's at N branches comes before the chains' at M moves per chain when N x MOVES_PER_NODE <= M, so the
-    answer depends on the seed alone, whichever thread is ahead."""
+    """The complete search on a thread of its own, beside the chains (``_side_by_side``). It starts once the
+    chains are set up (``ready``: their set-up is off the clock, so the search must not run during it) and have made
+    ``after_moves`` moves per chain, publishes its branches as it goes (``published``), and stops at ``finish``.
+    The two answers are ordered by counts: the search's at N branches comes before the chains' at M moves per chain
+    when after_moves + N x MOVES_PER_NODE <= M, so the answer depends on the seed alone, whichever thread is ahead
+    (and whichever chunk boundary past ``after_moves`` the search actually started at)."""
 
-    def __init__(self, puzzle, found, *, seed, first_restart):
+    def __init__(self, puzzle, found, *, seed, first_restart, after_moves=0):
         self.puzzle, self.found, self.seed, self.first_restart = puzzle, found, seed, first_restart
+        self.after_moves = after_moves
         self.flag = np.zeros(1, dtype=np.uint8)  # the search's halt flag (this thread relays stop requests)
         self.published = np.zeros(2, dtype=np.int64)  # [0]: a lower bound of its branches so far (count_solutions)
         self.moves = 0  # the chains' moves per chain so far
+        self.set_up = False  # the chains' set-up is done (the clock runs)
         self.thread: threading.Thread | None = None
         self.result = None
         self.error: BaseException | None = None
 
+    def ready(self):
+        """The chains are set up: the search starts now, or once they have made ``after_moves`` moves."""
+        self.set_up = True
+        if self.after_moves == 0:
+            self.start()
+
     def start(self):
-        self.thread = threading.Thread(target=self._search, name="gpu-sa auto search", daemon=True)
-        self.thread.start()
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._search, name="gpu-sa auto search", daemon=True)
+            self.thread.start()
+
+    def branches_within(self, moves: int) -> int:
+        """The most branches whose answer comes before the chains' at ``moves`` moves per chain (negative: none)."""
+        return (moves - self.after_moves) // MOVES_PER_NODE
 
     def _search(self):
         try:  # no time limit and no node cap: finish() ends it (the CDCL reads self.flag every 64 branches)
@@ -406,6 +435,8 @@ class _SearchBeside:
     def reporting(self, progress):
         def record(chunk):
             self.moves = chunk.moves
+            if self.moves >= self.after_moves:
+                self.start()
             if progress is not None:
                 progress(chunk)
         return record
@@ -418,13 +449,17 @@ class _SearchBeside:
         if result is None:
             return False
         if result.solutions:
-            return self.moves >= result.nodes * MOVES_PER_NODE
+            return self.moves >= self.after_moves + result.nodes * MOVES_PER_NODE
         return True  # a proof of no solution, or a search that stopped
 
     def finish(self, *, past: int | None = None, until_done: bool = False, deadline: float | None = None):
         """Stop the search and return its result, once it has published more than ``past`` branches (or
-        answered), or, with ``until_done``, once it has answered; a deadline or a stop request ends the wait."""
-        waiting = past is not None or until_done
+        answered), or, with ``until_done``, once it has answered; a deadline or a stop request ends the wait.
+        Either of those starts a search that has not started yet (the chains ended before the chunk boundary
+        that would have started it), unless the chains were never set up or ``past`` is negative."""
+        waiting = (past is not None and past >= 0) or until_done
+        if waiting and self.set_up:
+            self.start()
         while (waiting and self.thread is not None and self.thread.is_alive()
                and (past is None or self.published[0] <= past)
                and (deadline is None or time.perf_counter() < deadline) and not stop_module.requested()):

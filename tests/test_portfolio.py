@@ -1,4 +1,6 @@
 """Method auto for Sudoku: propagation, then the complete search and the annealer in turns, deterministic."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -231,7 +233,7 @@ def test_a_36x36_near_the_phase_transition_is_answered_by_the_local_search():
 NEAR_TRANSITION_25 = ROOT / "bench" / "data" / "sudoku_ls" / "INST_25x25" / "40"
 
 
-def _side_by_side_parts(puzzle):
+def _side_by_side_parts(puzzle, rows):
     """(the search's branches to its answer, the first solving chain's moves), each run alone as auto runs it."""
     from gpu_sa import backends, runner
 
@@ -239,7 +241,7 @@ def _side_by_side_parts(puzzle):
     assert portfolio.DESCENT_BESIDE[0] < found.free / found.values.size < portfolio.DESCENT_BESIDE[1]
     search = portfolio.exact.count_solutions(puzzle.givens, puzzle.order, limit=1, seed=1, threads=1,
                                              max_nodes=portfolio.exact.NO_NODE_LIMIT, propagated=found)
-    chains = runner.anneal(puzzle, backend=backends.CpuBackend(), chains=1, seed=1, trials=1)
+    chains = runner.anneal(puzzle, backend=backends.CpuBackend(), chains=rows, seed=1, trials=1)
     assert search.solutions and chains.solved
     return search, chains
 
@@ -248,64 +250,125 @@ def _two_cores(monkeypatch):
     monkeypatch.setattr(portfolio, "available_cores", lambda: 2)  # one chain beside the search, whatever the host
 
 
+def _chains_first(monkeypatch, moves):
+    """``moves``: the chains (one per core: two) alone for that many moves, then the search beside them; None: the
+    search beside one chain from the first move (what auto does below CHAINS_FIRST_SHARE). Returns (the moves before
+    the search, the chains)."""
+    if moves is None:
+        monkeypatch.setattr(portfolio, "CHAINS_FIRST_SHARE", 1.0)
+        return 0, 1
+    monkeypatch.setattr(portfolio, "CHAINS_FIRST_MOVES", moves)
+    return moves, 2
+
+
 @pytest.mark.parametrize("index", [0, 3])
 @pytest.mark.parametrize("rate", [1, "default", 10**6])
-def test_side_by_side_the_earlier_count_answers(monkeypatch, index, rate):
-    """The answer is the search's when its branches x MOVES_PER_NODE are at most the solving chain's moves, else
-    the chains': predicted from each run alone. Rate 1 favours the search, 10**6 the chains."""
+@pytest.mark.parametrize("first", [None, 1000])
+def test_side_by_side_the_earlier_count_answers(monkeypatch, index, rate, first):
+    """The answer is the search's when the moves before it plus its branches x MOVES_PER_NODE are at most the
+    solving chain's moves, else the chains': predicted from each run alone. Rate 1 favours the search, 10**6 the
+    chains; ``first``: the chains alone for that many moves first (None: the search beside one chain at once)."""
     _two_cores(monkeypatch)
     if rate != "default":
         monkeypatch.setattr(portfolio, "MOVES_PER_NODE", rate)
+    after, rows = _chains_first(monkeypatch, first)
     puzzle = gpu_sa.parse((NEAR_TRANSITION_25 / f"inst25x25_40_{index}.txt").read_text())[0]
-    search, chains = _side_by_side_parts(puzzle)
+    search, chains = _side_by_side_parts(puzzle, rows)
     answer = portfolio.solve(puzzle, seed=1, backend="cpu")
     assert answer.solved and not puzzle.check(answer.solution) and answer.rounds == 1
-    if search.nodes * portfolio.MOVES_PER_NODE <= chains.chain_moves:
+    assert answer.anneal.chains == rows
+    if after + search.nodes * portfolio.MOVES_PER_NODE <= chains.chain_moves:
         assert answer.method == "exact" and answer.nodes == search.nodes
         np.testing.assert_array_equal(answer.solution, search.solution)
-        assert answer.moves >= search.nodes * portfolio.MOVES_PER_NODE  # the chains went past its count first
+        # the chains went past its count first
+        assert answer.moves >= after + search.nodes * portfolio.MOVES_PER_NODE
     else:
         assert answer.method == "anneal" and answer.anneal.chain_moves == chains.chain_moves
         np.testing.assert_array_equal(answer.solution, chains.solution)
-        assert answer.nodes > chains.chain_moves // portfolio.MOVES_PER_NODE  # the search went past it first
+        # the search went past it first (or never started: the chains solved before it was due)
+        assert answer.nodes > (chains.chain_moves - after) // portfolio.MOVES_PER_NODE
 
 
-@pytest.mark.parametrize("index,winner", [(0, "anneal"), (3, "exact")])
+@pytest.mark.parametrize("index", [0, 3])
+def test_near_the_transition_the_chains_run_alone_first(monkeypatch, index):
+    """25x25 at 40 % givens (more than CHAINS_FIRST_SHARE of the cells free): one chain per core, and no branch of
+    the search when two chains solve within CHAINS_FIRST_MOVES (the 10 Sudoku-LS dev grids: 2,536-16,123 moves)."""
+    _two_cores(monkeypatch)
+    puzzle = gpu_sa.parse((NEAR_TRANSITION_25 / f"inst25x25_40_{index}.txt").read_text())[0]
+    found = puzzle.propagated
+    assert found.free / found.values.size > portfolio.CHAINS_FIRST_SHARE
+    answer = portfolio.solve(puzzle, seed=1, backend="cpu")
+    assert answer.method == "anneal" and answer.anneal.chains == 2
+    assert answer.anneal.chain_moves < portfolio.CHAINS_FIRST_MOVES and answer.nodes == 0
+
+
+def test_a_search_due_before_the_solving_move_runs_even_if_no_chunk_started_it(monkeypatch):
+    """The search is due one move before the chains solve: no chunk boundary lies between the two, so it starts only
+    after the chunk in which they solved, and must then run past its due count (0 branches) before they answer."""
+    _two_cores(monkeypatch)
+    puzzle = gpu_sa.parse((NEAR_TRANSITION_25 / "inst25x25_40_0.txt").read_text())[0]
+    _, chains = _side_by_side_parts(puzzle, 2)
+    _chains_first(monkeypatch, chains.chain_moves - 1)
+    started = []
+    start = portfolio._SearchBeside.start
+    monkeypatch.setattr(portfolio._SearchBeside, "start",
+                        lambda self: (started.append(self.moves if self.thread is None else None), start(self)))
+    answer = portfolio.solve(puzzle, seed=1, backend="cpu")
+    assert answer.method == "anneal" and answer.anneal.chain_moves == chains.chain_moves and answer.nodes >= 1
+    assert started[0] >= chains.chain_moves  # started after the chains' last chunk
+
+
+@pytest.mark.parametrize("first,index,winner", [(None, 0, "anneal"), (None, 3, "exact"), (1000, 3, "exact")])
 @pytest.mark.parametrize("late", ["search", "chains"])
-def test_side_by_side_does_not_depend_on_which_thread_is_ahead(monkeypatch, late, index, winner):
-    """The same answer when one side is held back 50 ms (the search's start, or every chunk of the chains)."""
+def test_side_by_side_does_not_depend_on_which_thread_is_ahead(monkeypatch, late, first, index, winner):
+    """The same answer when one side is held back 50 ms (the search's thread as it starts, or every chunk of the
+    chains), with the search beside one chain at once or joining two chains after 1,000 moves."""
     import time
 
     _two_cores(monkeypatch)
+    _chains_first(monkeypatch, first)
     puzzle = gpu_sa.parse((NEAR_TRANSITION_25 / f"inst25x25_40_{index}.txt").read_text())[0]
-    first = portfolio.solve(puzzle, seed=1, backend="cpu")
+    first_answer = portfolio.solve(puzzle, seed=1, backend="cpu")
     if late == "search":
-        start = portfolio._SearchBeside.start
-        monkeypatch.setattr(portfolio._SearchBeside, "start", lambda self: (time.sleep(0.05), start(self)))
+        search = portfolio._SearchBeside._search
+        monkeypatch.setattr(portfolio._SearchBeside, "_search", lambda self: (time.sleep(0.05), search(self)))
         again = portfolio.solve(puzzle, seed=1, backend="cpu")
     else:
         again = portfolio.solve(puzzle, seed=1, backend="cpu", progress=lambda record: time.sleep(0.05))
     # the winner's count is the same; the loser's work (how far past it the other side went) is what the threads did
-    assert first.method == again.method == winner
+    assert first_answer.method == again.method == winner
     if winner == "exact":
-        assert first.nodes == again.nodes
+        assert first_answer.nodes == again.nodes
     else:
-        assert first.anneal.chain_moves == again.anneal.chain_moves
-    np.testing.assert_array_equal(first.solution, again.solution)
+        assert first_answer.anneal.chain_moves == again.anneal.chain_moves
+    np.testing.assert_array_equal(first_answer.solution, again.solution)
 
 
-def test_side_by_side_proves_no_solution(monkeypatch):
+@pytest.mark.parametrize("chains_first", [False, True])
+def test_side_by_side_proves_no_solution(monkeypatch, chains_first):
     """The search beside the chains still proves "no solution" (the 9x9 case, side by side from order 3, the
-    descent inside the search's thread): the chains stop at the proof."""
+    descent inside the search's thread): the chains stop at the proof. With the chains first, their trial ends
+    (a short schedule) before the search was due: it then starts, alone, and proves it."""
     import threading
 
     _two_cores(monkeypatch)
     monkeypatch.setattr(portfolio, "SIDE_BY_SIDE_ORDERS", frozenset({3}))
     monkeypatch.setattr(portfolio, "DESCENT_BESIDE", (0.0, 1.0))
+    if chains_first:
+        monkeypatch.setattr(portfolio, "CHAINS_FIRST_SHARE", 0.0)
+        monkeypatch.setattr(portfolio, "CHAINS_FIRST_MOVES", 10**6)
+        short = portfolio.runner.default_schedule
+        monkeypatch.setattr(portfolio.runner, "default_schedule",
+                            lambda move, **kw: dataclasses.replace(short(move, **kw), n_plateaus=10))
+    else:
+        monkeypatch.setattr(portfolio, "CHAINS_FIRST_SHARE", 1.0)
     puzzle = _wrong_given_needing_search()
     assert portfolio.side_by_side(3, portfolio.runner.backends_module.CpuBackend())
     answer = portfolio.solve(puzzle, seed=1, backend="cpu")
     assert not answer.solved and answer.method == "exact" and answer.stopped == "no_solution"
+    assert answer.anneal.chains == (2 if chains_first else 1)
+    if chains_first:
+        assert answer.anneal.stopped == "max_moves" and answer.moves < portfolio.CHAINS_FIRST_MOVES
     assert not any(thread.name == "gpu-sa auto search" for thread in threading.enumerate())
 
 
