@@ -347,7 +347,8 @@ def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, pro
     rows = chains or (available_cores() if chains_first else max(1, available_cores() - 1))
     try:
         result = runner.anneal(puzzle, backend=backend, chains=rows, seed=seed, trials=1, time_limit=left,
-                               progress=beside.reporting(progress), stop_when=beside.decided, on_ready=beside.ready)
+                               progress=progress, on_chunk=beside.chunk_done, stop_when=beside.decided,
+                               on_ready=beside.ready)
     except stop_module.Interrupted:  # the stop came while the chains were set up: the search had not started
         beside.finish()
         return work.answer(False, None, "none", "interrupted")
@@ -432,14 +433,11 @@ class _SearchBeside:
         except BaseException as error:  # raised again on the main thread, by finish()
             self.error = error
 
-    def reporting(self, progress):
-        def record(chunk):
-            self.moves = chunk.moves
-            if self.moves >= self.after_moves:
-                self.start()
-            if progress is not None:
-                progress(chunk)
-        return record
+    def chunk_done(self, moves: int):
+        """Between the chains' chunks (``on_chunk``): start the search once they are past ``after_moves``."""
+        self.moves = moves
+        if moves >= self.after_moves:
+            self.start()
 
     def decided(self) -> bool:
         """Asked between the chains' chunks: stop them once the search's answer is theirs to beat no more."""

@@ -200,3 +200,20 @@ def test_batches_stay_within_the_backends_rows():
     alone = list(runner.anneal_many(puzzles, backend="numpy", batch=1, **options))
     assert [(r.cost, r.chain, r.chain_moves, r.best.tolist()) for r in capped] == \
         [(r.cost, r.chain, r.chain_moves, r.best.tolist()) for r in alone]
+
+
+def test_on_chunk_gets_the_moves_of_every_progress_record_and_comes_before_stop_when():
+    """``on_chunk`` (the portfolio's cheap per-chunk hook) sees each chunk's moves per chain, the same numbers the
+    progress records carry, and is called before ``stop_when`` is asked about that chunk."""
+    puzzle = gpu_sa.parse(HARD)[0]
+    events = []
+    result = runner.anneal(puzzle, backend="cpu", chains=4, seed=1, chunk_moves=500, max_moves=3000, trials=1,
+                           early_stop=False, progress=lambda record: events.append(("progress", record.moves)),
+                           on_chunk=lambda moves: events.append(("chunk", moves)),
+                           stop_when=lambda: events.append(("stop_when", None)) or False)
+    chunks = [moves for kind, moves in events if kind == "chunk"]
+    assert chunks == [moves for kind, moves in events if kind == "progress"] == list(range(500, 3001, 500))
+    assert result.moves == 3000
+    for position, (kind, moves) in enumerate(events):
+        if kind == "chunk" and moves < 3000:
+            assert events[position + 1][0] == "stop_when"
