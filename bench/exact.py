@@ -96,6 +96,8 @@ def throughput(args, info):
     sets = load_sets(args.clue17_sample)
     rows = []
     for name, puzzles in sets.items():
+        if not puzzles:  # --clue17-sample 0
+            continue
         givens = np.stack([p.givens for p in puzzles])
         exact.count_many(givens[:1], 3)  # warm-up
         results = exact.count_many(givens, 3)
@@ -107,7 +109,7 @@ def throughput(args, info):
         for puzzle, result in zip(sample, results):
             found, first, nodes = python_exact.count_solutions(puzzle.givens, 3)
             assert (found, first, nodes) == (1, list(result.solution), result.nodes), f"{puzzle.label}: baseline differs"
-        python_rate = len(sample) / (time.perf_counter() - start)
+        python_rate = len(sample) / (time.perf_counter() - start) if sample else None  # --python-sample 0: none
         times = []
         for _ in range(args.repeats):
             start = time.perf_counter()
@@ -116,12 +118,13 @@ def throughput(args, info):
         best, median = len(puzzles) / min(times), len(puzzles) / statistics.median(times)
         rows.append(dict(set=name, puzzles=len(puzzles), nodes_per_puzzle=sum(r.nodes for r in results) / len(puzzles),
                          numba_best=best, numba_median=median, python=python_rate, python_sample=len(sample),
-                         speedup=median / python_rate))
+                         speedup=median / python_rate if python_rate else None))
     print("# verify: every answer unique and accepted by the validator; Python baseline agrees on samples")
     print_table(["set", "puzzles", "nodes/puzzle", "numba best /s", "numba median /s", "python /s (sample)",
                  "median / python"],
                 [[r["set"], r["puzzles"], r["nodes_per_puzzle"], r["numba_best"], r["numba_median"],
-                  f"{r['python']:.1f} ({r['python_sample']})", f"{r['speedup']:.0f}"] for r in rows])
+                  f"{r['python']:.1f} ({r['python_sample']})" if r["python"] else "-",
+                  f"{r['speedup']:.0f}" if r["speedup"] else "-"] for r in rows])
     if args.json:
         for r in rows:
             print(json.dumps({**r, "commit": info["commit"]}))

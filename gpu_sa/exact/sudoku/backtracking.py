@@ -46,7 +46,7 @@ def _branch_on(cand, cell, units, features, seeded, word, depth, branch_cell, br
             branch_rest[depth] = places
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _workspace(side, features):
     """consistency's scratch arrays (empty without its features: the seed's search allocates nothing more)."""
     size = side if features & (BOX_LINE | ALLDIFF) else 0

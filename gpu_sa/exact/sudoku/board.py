@@ -76,13 +76,13 @@ def _below(word, n):
 
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _candidates_of(givens, full, out):
     for cell in range(givens.shape[0]):
         out[cell] = (ONE << np.uint64(givens[cell])) if givens[cell] >= 0 else full
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _digits_of(masks, out):
     """The digit of every single mask (0-based), -1 where a cell has none or several."""
     for cell in range(masks.shape[0]):
@@ -140,7 +140,7 @@ def _digits_error(side: int):
     raise ValueError(f"givens must be 0-based digits below {side}, or -1 for an empty cell")
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _outside_digits(givens, side):
     """True when a value of ``givens`` (integers) is neither -1 nor a digit below ``side``."""
     for value in givens:

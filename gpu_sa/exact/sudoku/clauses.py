@@ -48,7 +48,7 @@ COMPLETE, NODE_LIMIT, STOPPED = 0, 1, 2
 ACTIVITY_LIMIT = 1e100
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _grow(array, need):
     if need <= array.shape[0]:
         return array
@@ -57,7 +57,7 @@ def _grow(array, need):
     return bigger
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _encode(cand, units):
     """(variable -> cell, variable -> digit, clause starts, clause literals) of the root ``cand``."""
     cells = cand.shape[0]
@@ -128,7 +128,7 @@ def _value(assign, lit):
     return a ^ (lit & 1)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _heap_up(heap, where, activity, i):
     var = heap[i]
     while i > 0:
@@ -142,7 +142,7 @@ def _heap_up(heap, where, activity, i):
     where[var] = i
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _heap_down(heap, where, activity, size, i):
     var = heap[i]
     while True:
@@ -490,7 +490,7 @@ def _bump(var, activity, bump, heap, where):
     return bump
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _bump_reasons(learnt, size, reason, cstart, clen, lits, level, seen, marked, activity, bump, heap, where):
     """Bump, once each, the variables of the reasons of the learned clause's literals (CaDiCaL's "bumpreason",
     Biere et al.): they caused the conflict too. Skipped, as there, when they are more than 10 x the clause's
@@ -520,7 +520,7 @@ def _bump_reasons(learnt, size, reason, cstart, clen, lits, level, seen, marked,
     return bump
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _keep_target(trail, quiet, target, target_length):
     """Target phases (Biere & Fleury 2020, CaDiCaL's stable mode): when the first ``quiet`` literals of the trail,
     free of conflict, are more than any conflict-free trail before (``target_length`` of them), their values
@@ -532,7 +532,7 @@ def _keep_target(trail, quiet, target, target_length):
     return quiet
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _implied(var, abstract, seen, level, reason, cstart, clen, lits, stack, marked, cleared):
     """(whether ``var``'s literal is implied by the clause's (``seen``) literals through reasons, the new count of
     ``marked``): MiniSat's recursive minimization (Sörensson & Biere 2009); the variables proven implied stay
@@ -572,7 +572,7 @@ def _set(lit, at, why, assign, level, reason, trail, size_trail):
     return size_trail + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _add(learnt, size, levels, count, cstart, clen, nxt, lbd, deleted, lits, used, head):
     """Clause ``count``: ``learnt[:size]``, its first two literals watched. Returns the arrays (grown if need be)
     and the literals used."""
@@ -590,7 +590,7 @@ def _add(learnt, size, levels, count, cstart, clen, nxt, lbd, deleted, lits, use
     return cstart, clen, nxt, lbd, deleted, lits, used + size
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _more_clauses(cstart, clen, nxt, lbd, deleted):
     grown = 2 * cstart.shape[0]
     more = np.full(2 * grown, -1, dtype=np.int64)
@@ -602,7 +602,7 @@ def _more_clauses(cstart, clen, nxt, lbd, deleted):
     return _grow(cstart, grown), _grow(clen, grown), more, _grow(lbd, grown), kept
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _reduce(lbd, deleted, original, count, reason, cstart, lits):
     """Delete the half of the learned clauses (those from ``original`` on, not yet deleted, with more than
     two levels) that span the most decision levels (LBD, Audemard & Simon 2009); the oldest first among equals.
@@ -623,7 +623,7 @@ def _reduce(lbd, deleted, original, count, reason, cstart, lits):
         deleted[candidates[order[j]]] = 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _undo(trail, keep, size_trail, phase, assign, reason, heap, where, activity, heap_size):
     """Unset the trail back to ``keep`` literals, saving each variable's phase and putting it back in the
     heap. Returns (trail size, heap size)."""

@@ -42,7 +42,7 @@ def _strike(cand, cell, mask, cell_units, dirty, pending, top):
     return top
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _box_line(cand, order, cell_units, dirty, pending, segments):
     """One pass of pointing and box-line reduction over rows, then columns. (new stack top, removed) or
     (-1, 0) on a contradiction.
@@ -106,7 +106,7 @@ def _bit_index(bit):
     return np.int64(_popcount(bit - ONE))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _alldiff(cand, u, units, cell_units, dirty, pending, top, scratch, reach):
     """Generalized arc consistency of unit ``u``'s AllDifferent. Returns the new stack top, or -1 when the
     unit's cells cannot all take different digits (no perfect matching).
@@ -221,7 +221,7 @@ def _alldiff(cand, u, units, cell_units, dirty, pending, top, scratch, reach):
     return top
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _strong_fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty, features, segments, scratch,
                      reach):
     """The seed's rules, then box-line and AllDifferent where ``features`` asks, until nothing changes.

@@ -23,7 +23,7 @@ TAG_EXACT = np.uint32(0x45584354)  # "EXCT": the seeded search's Philox stream
 _philox = numba.njit(nogil=True)(rng.philox4x32_10)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _fewest_candidates(cand, placed, seeded, word):
     """A free cell with the fewest candidates, or -1 when every cell is set: the lowest such cell,
     or with ``seeded`` one drawn among the tied cells by the uint32 ``word``."""
@@ -91,7 +91,7 @@ def _twice_only(cand, units, u):
     return twice & ~thrice
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _two_places(cand, units, seeded, word):
     """(unit, digit bit, places bitmask) of a digit with exactly two places left in a unit, or (-1, 0, 0): the
     first such unit and its lowest such digit, or with ``seeded`` one drawn among the units that have one.

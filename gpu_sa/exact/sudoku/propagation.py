@@ -157,7 +157,7 @@ def _parity(cand, u, units, cell_units, dirty, pending, top, trace):
     return top
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _spread_singles(cand, placed, peers, cell_units, dirty, pending, top, trace):
     """Exclusivity for every cell on the ``pending`` stack, and for the singles it creates; -1 on a contradiction."""
     while top > 0:
@@ -172,7 +172,7 @@ def _spread_singles(cand, placed, peers, cell_units, dirty, pending, top, trace)
     return 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty, trace):
     """Apply the three rules until nothing changes. False on a contradiction.
 
@@ -211,7 +211,7 @@ def _fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty,
                 return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def rule_round(cand, peers, units, cell_units, full, trace):
     """One press of the seed page's "Règles EUP": each rule once over the whole grid, in place.
 
@@ -240,7 +240,7 @@ def rule_round(cand, peers, units, cell_units, full, trace):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _start(cand, placed, units, pending, dirty):
     """Root state for ``_fixpoint``: every single pending, every unit dirty; -1 if a cell is empty."""
     top = 0
@@ -277,7 +277,7 @@ def propagate(givens, order: int) -> Propagation:
                        forced=dict(zip(RULES, counts[0, 1:1 + len(RULES)].tolist())), free=free)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _propagated(givens, peers, units, cell_units, full):
     """``propagate``'s compiled part in one call (candidates, values, forced counts, consistent, cells left
     free, or -1 when a given is neither -1 nor a digit): in a fresh process each call from Python costs
@@ -312,7 +312,7 @@ def _propagated(givens, peers, units, cell_units, full):
     return cand, values, counts, consistent, free
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _exclude_givens(cand, placed, units, cell_units, pending, counts):
     """Exclusivity for every cell down to one digit (the givens) at once: each unit's given digits leave
     its other cells. The givens are marked placed; the cells this leaves with one digit are pushed on
