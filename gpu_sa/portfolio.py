@@ -504,17 +504,19 @@ def _warm_up(puzzle, backend):
     kind = puzzle.specialization
     if kind in _warmed:  # a file of many puzzles: the previous ones have run these steps at this size
         return
-    for order in (2,) + (puzzle.order,) * WARM_UP_RUNS:
-        _rounds(puzzle.stand_in(order), _Work(start=time.perf_counter(), setup=0), seed=0, backend=backend,
-                chains=None, time_limit=None, threads=1, progress=None, anneal=False)
     if side_by_side(puzzle.order, backend):
         # the chains' set-up is on the clock when the search starts beside it (_side_by_side): loaded here, off the
-        # clock, it costs 0.2 ms there instead of 18 (25x25, the first call in a process)
+        # clock, it costs 0.2 ms there instead of 18 (25x25, the first call in a process). Before the search's
+        # runs, so that those are the last to touch the caches before the clock (after it, the easy 50-60 % grids'
+        # 0.2-0.3 ms took 0.1-0.3 ms more)
         try:
             runner.anneal(puzzle.stand_in(puzzle.order), backend=backend, chains=available_cores(), seed=0, trials=1,
                           max_moves=1)
         except stop_module.Interrupted:  # a stop during the warm-up: the solve that follows reports it
             pass
+    for order in (2,) + (puzzle.order,) * WARM_UP_RUNS:
+        _rounds(puzzle.stand_in(order), _Work(start=time.perf_counter(), setup=0), seed=0, backend=backend,
+                chains=None, time_limit=None, threads=1, progress=None, anneal=False)
     _warmed.add(kind)
 
 
