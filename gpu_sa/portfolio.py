@@ -47,8 +47,7 @@ for the slower one first on half the grids. The search gets a thread of its own,
     phase transition, where it never filled a grid): then the search beside the chains begins with it
     above CHAINS_FIRST_SHARE free cells (where the chains are the faster method): the chains, one per core, alone
     for their first CHAINS_FIRST_MOVES = A moves, then the search beside them; below it: A = 0, the search beside
-    one chain per other core from the first move, started before the chains' set-up (about 1 ms at 25x25), which
-    is then on the clock
+    one chain per other core from the first move
     the search (one thread, no node cap) and the chains (one trial), each at its own pace; the search
     publishes its branch count as it goes
     the search's answer after N branches comes first unless a chain solved within A + N x MOVES_PER_NODE moves:
@@ -344,27 +343,19 @@ def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, pro
     chains_first = found.free / found.values.size > CHAINS_FIRST_SHARE
     beside = _SearchBeside(puzzle, found, seed=seed, first_restart=first_restart,
                            after_moves=CHAINS_FIRST_MOVES if chains_first else 0)
-    if not chains_first:
-        # at once, not after the chains' set-up (about 1 ms of their 14 at 45 % givens); that set-up is then on the
-        # clock (add_round below), the search running beside it
-        beside.start()
     # one chain per core; beside the search from the first move, one core fewer
     rows = chains or (available_cores() if chains_first else max(1, available_cores() - 1))
     try:
         result = runner.anneal(puzzle, backend=backend, chains=rows, seed=seed, trials=1, time_limit=left,
                                progress=progress, on_chunk=beside.chunk_done, stop_when=beside.decided,
                                on_ready=beside.ready)
-    except stop_module.Interrupted:
-        # the chains' set-up was cut short: by a stop request, or by the search beside it, which had proved there is
-        # no solution (an answer it found waits for the chains to pass its count, so it cannot end their set-up)
-        search = beside.finish()
-        work.nodes += search.nodes
-        work.restarts += search.restarts
-        return _decided(puzzle, work, search) or work.answer(False, None, "none", "interrupted")
+    except stop_module.Interrupted:  # the stop came while the chains were set up: the search had not started
+        beside.finish()
+        return work.answer(False, None, "none", "interrupted")
     except BaseException:
         beside.finish()
         raise
-    work.add_round(result, set_up_on_clock=not chains_first)
+    work.add_round(result)
     if result.solved:
         # the search's answer comes first if it found one within the branches the solving move is worth
         bound = beside.branches_within(result.chain_moves)
@@ -401,10 +392,9 @@ def _deadline(work, time_limit):
 
 
 class _SearchBeside:
-    """The complete search on a thread of its own, beside the chains (``_side_by_side``). It starts before the
-    chains' set-up (``start``; the set-up is then on the clock), or, with ``after_moves``, once they are set up
-    (``ready``: that set-up is off the clock, so the search must not run during it) and have made ``after_moves``
-    moves per chain; it publishes its branches as it goes (``published``), and stops at ``finish``.
+    """The complete search on a thread of its own, beside the chains (``_side_by_side``). It starts once the
+    chains are set up (``ready``: their set-up is off the clock, so the search must not run during it) and have made
+    ``after_moves`` moves per chain, publishes its branches as it goes (``published``), and stops at ``finish``.
     The two answers are ordered by counts: the search's at N branches comes before the chains' at M moves per chain
     when after_moves + N x MOVES_PER_NODE <= M, so the answer depends on the seed alone, whichever thread is ahead
     (and whichever chunk boundary past ``after_moves`` the search actually started at)."""
@@ -504,16 +494,6 @@ def _warm_up(puzzle, backend):
     kind = puzzle.specialization
     if kind in _warmed:  # a file of many puzzles: the previous ones have run these steps at this size
         return
-    if side_by_side(puzzle.order, backend):
-        # the chains' set-up is on the clock when the search starts beside it (_side_by_side): loaded here, off the
-        # clock, it costs 0.2 ms there instead of 18 (25x25, the first call in a process). Before the search's
-        # runs, so that those are the last to touch the caches before the clock (after it, the easy 50-60 % grids'
-        # 0.2-0.3 ms took 0.1-0.3 ms more)
-        try:
-            runner.anneal(puzzle.stand_in(puzzle.order), backend=backend, chains=available_cores(), seed=0, trials=1,
-                          max_moves=1)
-        except stop_module.Interrupted:  # a stop during the warm-up: the solve that follows reports it
-            pass
     for order in (2,) + (puzzle.order,) * WARM_UP_RUNS:
         _rounds(puzzle.stand_in(order), _Work(start=time.perf_counter(), setup=0), seed=0, backend=backend,
                 chains=None, time_limit=None, threads=1, progress=None, anneal=False)
@@ -540,11 +520,9 @@ class _Work:
     def time_left(self, time_limit):
         return None if time_limit is None else time_limit - (time.perf_counter() - self.start)
 
-    def add_round(self, result: runner.Result, *, set_up_on_clock: bool = False):
-        """``set_up_on_clock``: the chains' set-up ran beside the search, so its time counts (not taken off)."""
+    def add_round(self, result: runner.Result):
         self.moves += result.moves
-        if not set_up_on_clock:
-            self.annealer_setup += result.setup_seconds
+        self.annealer_setup += result.setup_seconds
         if self.anneal is None or result.cost < self.anneal.cost:  # the best round (the earliest of equals)
             self.anneal = result
 

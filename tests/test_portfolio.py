@@ -319,32 +319,25 @@ def test_a_search_due_before_the_solving_move_runs_even_if_no_chunk_started_it(m
 
 
 @pytest.mark.parametrize("first", [None, 1000])
-def test_the_search_starts_before_the_chains_set_up_only_when_it_is_beside_them_from_the_first_move(monkeypatch,
-                                                                                                    first):
-    """Beside one chain at once, the search starts before the chains are set up, and their set-up is then on the
-    clock (not in setup_seconds); with the chains first, it starts after their first ``first`` moves."""
+def test_the_search_never_runs_during_the_chains_set_up(monkeypatch, first):
+    """The chains' set-up is off the clock, so the search starts only once it is done: at once (beside one chain
+    from the first move) or after the chains' first ``first`` moves."""
     _two_cores(monkeypatch)
     _chains_first(monkeypatch, first)
     puzzle = gpu_sa.parse((NEAR_TRANSITION_25 / "inst25x25_40_3.txt").read_text())[0]
-    portfolio.solve(puzzle, seed=1, backend="cpu")  # warmed up: the set-up below is the warm one
-    events, set_up = [], []
+    events = []
     start, anneal = portfolio._SearchBeside.start, portfolio.runner.anneal
     monkeypatch.setattr(portfolio._SearchBeside, "start",
                         lambda self: (self.thread is None and events.append(("search", self.moves)), start(self)))
 
-    def chains(*args, **kwargs):
-        events.append(("chains", 0))
-        result = anneal(*args, **kwargs)
-        set_up.append(result.setup_seconds)
-        return result
+    def chains(*args, on_ready, **kwargs):
+        events.append(("set-up", 0))
+        return anneal(*args, on_ready=lambda: (events.append(("ready", 0)), on_ready()), **kwargs)
 
     monkeypatch.setattr(portfolio.runner, "anneal", chains)
-    answer = portfolio.solve(puzzle, seed=1, backend="cpu")
-    if first is None:
-        assert events[:2] == [("search", 0), ("chains", 0)]
-        assert answer.setup_seconds < set_up[0]  # warmed up: the chains' set-up (0.2 ms) is not in it (0.01 ms)
-    else:
-        assert events[0] == ("chains", 0) and events[1][0] == "search" and events[1][1] >= first
+    portfolio.solve(puzzle, seed=1, backend="cpu")
+    assert events[:2] == [("set-up", 0), ("ready", 0)] and events[2][0] == "search"
+    assert events[2][1] == 0 if first is None else events[2][1] >= first
 
 
 @pytest.mark.parametrize("first,index,winner", [(None, 0, "anneal"), (None, 3, "exact"), (1000, 3, "exact")])
@@ -376,9 +369,8 @@ def test_side_by_side_does_not_depend_on_which_thread_is_ahead(monkeypatch, late
 @pytest.mark.parametrize("chains_first", [False, True])
 def test_side_by_side_proves_no_solution(monkeypatch, chains_first):
     """The search beside the chains still proves "no solution" (the 9x9 case, side by side from order 3, the
-    descent inside the search's thread): the chains stop at the proof (or never start: the search starts before their
-    set-up, which the proof may cut short). With the chains first, their trial ends (a short schedule) before the
-    search was due: it then starts, alone, and proves it."""
+    descent inside the search's thread): the chains stop at the proof. With the chains first, their trial ends
+    (a short schedule) before the search was due: it then starts, alone, and proves it."""
     import threading
 
     _two_cores(monkeypatch)
@@ -396,8 +388,8 @@ def test_side_by_side_proves_no_solution(monkeypatch, chains_first):
     assert portfolio.side_by_side(3, portfolio.runner.backends_module.CpuBackend())
     answer = portfolio.solve(puzzle, seed=1, backend="cpu")
     assert not answer.solved and answer.method == "exact" and answer.stopped == "no_solution"
+    assert answer.anneal.chains == (2 if chains_first else 1)
     if chains_first:
-        assert answer.anneal.chains == 2
         assert answer.anneal.stopped == "max_moves" and answer.moves < portfolio.CHAINS_FIRST_MOVES
     assert not any(thread.name == "gpu-sa auto search" for thread in threading.enumerate())
 
