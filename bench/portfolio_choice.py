@@ -15,9 +15,9 @@ p propagation) and the default's median over the lower of the other two medians.
 ``--repeats N`` runs the three methods N times per instance, in turns, and keeps each one's median there: on a
 machine whose speed drifts, single runs moved a cell's ratio by 20 % between two runs of the same code.
 ``--data`` reads Sudoku-LS's full set (``benchmarks/Sudoku`` of ``Ailuras/AllDIff-LS``: every percentage from 0 to
-90, 100 instances each) instead of the 0-19 copied into ``bench/data/sudoku_ls``. In-process: the milliseconds of
-a few chunks' progress records (``auto`` passes the runner a callback, ``gpu_sa.anneal`` here none) are in the
-default's time and not the chains'; the CLI reports progress for both.
+90, 100 instances each) instead of the 0-19 copied into ``bench/data/sudoku_ls``. In-process, neither the default
+nor ``gpu_sa.anneal`` is given a progress callback here (the default's search beside the chains reads their moves
+through ``on_chunk``, which costs no progress record).
 """
 from __future__ import annotations
 

@@ -127,12 +127,13 @@ MOVES_PER_NODE = 6
 DESCENT_BESIDE = (0.48, 0.70)
 # Above this share of free cells after the rules (25x25 at 40 % givens and fewer: 0.59 and up) the chains are the
 # faster method (Lloyd & Amos and Sudoku-LS 25x25 at 35 and 40 %: two chains' median 4 and 7 ms, the search's 12 ms;
-# one chain beside the search made the default 1.2-1.5 x the two chains'), so there ``--method anneal``'s chains,
+# one chain beside the search made the default 1.24-1.6 x the two chains'), so there ``--method anneal``'s chains,
 # one per core, run alone for their first CHAINS_FIRST_MOVES moves and the search joins them only after: its answer
 # after N branches then counts as at CHAINS_FIRST_MOVES + N x MOVES_PER_NODE moves. At 45 % (0.51-0.54 free) the
 # search is the faster method and starts beside one chain at once (bench/RESULTS.md, issue 23).
 CHAINS_FIRST_SHARE = 0.56
-# two chains solved 35 of 40 such grids within it (a chain's median there: 14,000 moves, about 10 ms)
+# two chains solved 37 of 40 such grids within it (Sudoku-LS 25x25 40 % and Lloyd & Amos 35 %, instances 0-19; a
+# chain's median there: about 14,000 moves, 10 ms)
 CHAINS_FIRST_MOVES = 20_000
 
 
