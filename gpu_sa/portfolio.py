@@ -454,8 +454,8 @@ class _SearchBeside:
     def finish(self, *, past: int | None = None, until_done: bool = False, deadline: float | None = None):
         """Stop the search and return its result, once it has published more than ``past`` branches (or
         answered), or, with ``until_done``, once it has answered; a deadline or a stop request ends the wait.
-        Either of those starts a search that has not started yet (the chains ended before the chunk boundary
-        that would have started it), unless the chains were never set up or ``past`` is negative."""
+        Either of those starts a search that has not started yet (the chains' trial ended before they had made
+        ``after_moves`` moves), unless the chains were never set up or ``past`` is negative."""
         waiting = (past is not None and past >= 0) or until_done
         if waiting and self.set_up:
             self.start()
