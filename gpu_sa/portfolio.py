@@ -193,8 +193,7 @@ def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progres
                                        max_nodes=EXACT_NODES << round_index, time_limit=left, propagated=found,
                                        first_restart=next_restart)
         next_restart = search.resume_at
-        work.nodes += search.nodes
-        work.restarts += search.restarts
+        work.add_search(search)
         decided = _decided(puzzle, work, search)
         if decided is not None:
             return decided
@@ -269,8 +268,7 @@ class _Slices:
                                        first_restart=self.next_restart)
         self.next_restart = search.resume_at
         work.rounds += 1
-        work.nodes += search.nodes
-        work.restarts += search.restarts
+        work.add_search(search)
         self.answer = _decided(self.puzzle, work, search)
         if self.answer is None and (search.interrupted or stop_module.requested()):
             self.answer = work.answer(False, None, "none", "interrupted")
@@ -324,15 +322,15 @@ def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, pro
     """SIDE_BY_SIDE_ORDERS on a CPU of two cores or more (module docstring): the search's descent, then the
     search on a thread of its own beside the local search's chains on the other cores."""
     first_restart = 0  # the search beside the chains begins with the descent (_dive_then_learn)
-    if not DESCENT_BESIDE[0] < found.free / found.values.size < DESCENT_BESIDE[1]:
+    free_share = found.free / found.values.size
+    if not DESCENT_BESIDE[0] < free_share < DESCENT_BESIDE[1]:
         work.rounds = 1  # the descent alone first: it fills most grids away from the phase transition
         # at most the free cells left by the rules + the restarts' base budget: within _dive_then_learn's first
         # descent (which counts the givens' empty cells), so this call runs that descent and nothing after it
         descent = int(found.free) + exact.DEFAULT_BASE_NODES
         search = exact.count_solutions(puzzle.givens, puzzle.order, limit=1, seed=seed, threads=1,
                                        max_nodes=descent, time_limit=work.time_left(time_limit), propagated=found)
-        work.nodes += search.nodes
-        work.restarts += search.restarts
+        work.add_search(search)
         decided = _decided(puzzle, work, search)
         if decided is not None:
             return decided
@@ -341,7 +339,7 @@ def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, pro
     if left is not None and left <= 0:
         return work.answer(False, None, "none", "time_limit")
     work.rounds += 1
-    chains_first = found.free / found.values.size > CHAINS_FIRST_SHARE
+    chains_first = free_share > CHAINS_FIRST_SHARE
     beside = _SearchBeside(puzzle, found, seed=seed, first_restart=first_restart,
                            after_moves=CHAINS_FIRST_MOVES if chains_first else 0)
     # one chain per core; beside the search from the first move, one core fewer
@@ -361,8 +359,7 @@ def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, pro
         # the search's answer comes first if it found one within the branches the solving move is worth
         bound = beside.branches_within(result.chain_moves)
         search = beside.finish(past=bound, deadline=_deadline(work, time_limit))
-        work.nodes += search.nodes
-        work.restarts += search.restarts
+        work.add_search(search)
         if search.solutions and search.nodes <= bound:
             return _decided(puzzle, work, search)
         return work.answer(True, result.solution, "anneal", "solved")
@@ -370,8 +367,7 @@ def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, pro
     # chains' trial ended, and then the search goes on alone
     ended = result.stopped not in ("time_limit", "interrupted") and not stop_module.requested()
     search = beside.finish(until_done=ended, deadline=_deadline(work, time_limit))
-    work.nodes += search.nodes
-    work.restarts += search.restarts
+    work.add_search(search)
     decided = _decided(puzzle, work, search)
     if decided is not None:
         return decided
@@ -448,7 +444,7 @@ class _SearchBeside:
         if result is None:
             return False
         if result.solutions:
-            return self.moves >= self.after_moves + result.nodes * MOVES_PER_NODE
+            return self.branches_within(self.moves) >= result.nodes
         return True  # a proof of no solution, or a search that stopped
 
     def finish(self, *, past: int | None = None, until_done: bool = False, deadline: float | None = None):
@@ -520,6 +516,10 @@ class _Work:
 
     def time_left(self, time_limit):
         return None if time_limit is None else time_limit - (time.perf_counter() - self.start)
+
+    def add_search(self, search):
+        self.nodes += search.nodes
+        self.restarts += search.restarts
 
     def add_round(self, result: runner.Result):
         self.moves += result.moves
