@@ -191,3 +191,159 @@ def test_the_cnf_size_limit_is_judged_on_the_rules_fixpoint(monkeypatch):
     monkeypatch.setattr(counting, "learned_search", learned)
     exact.count_solutions(puzzle.givens, 7, limit=1, seed=1)
     assert len(calls) == 1 and calls[0] < counting.CNF_LITERALS_LIMIT
+
+
+def _alone(cand, order, search, seed=1, limit=1):
+    """cdcl's answer for search ``search`` of a race, run alone from the strengthened root ``cand``."""
+    from gpu_sa import rng
+    from gpu_sa.exact.sudoku.board import tables
+    from gpu_sa.exact.sudoku.clauses import cdcl, noise
+
+    _, units, _, _ = tables(order)
+    key0, key1 = rng.split_seed(seed)
+    masks = np.zeros(cand.shape[0], dtype=np.uint64)
+    answer = cdcl(cand, units, limit, 10 ** 9, np.zeros(1, np.uint8), noise(cand.shape[0] * units.shape[1], key0, key1,
+                  search), masks, CLAUSES, np.zeros(3, np.int64))
+    return answer, masks
+
+
+def _root(path, order):
+    from gpu_sa.exact.sudoku.board import tables
+    from gpu_sa.exact.sudoku.consistency import strengthened
+
+    puzzle = parse(path.read_text(), path.name)[0]
+    peers, units, cell_units, full = tables(order)
+    cand = exact.initial_candidates(puzzle.givens, order)
+    assert strengthened(cand, peers, units, cell_units, full, 0, np.zeros(1, np.uint8))
+    return puzzle, cand
+
+
+@pytest.mark.parametrize("index", [0, 2, 5])
+def test_racing_searches_answer_as_the_one_that_decides_within_the_fewest_ticks(index):
+    """36x36 at 45 % givens: three searches race; the answer (solution, decisions, ticks) is that of the search which,
+    run alone, decides within the fewest ticks, whichever thread finishes first; twice the same."""
+    from conftest import ROOT
+    from gpu_sa import rng
+    from gpu_sa.exact.sudoku.board import tables
+    from gpu_sa.exact.sudoku.clauses import race
+
+    puzzle, cand = _root(ROOT / "bench" / "data" / "sudoku36_45" / f"inst36x36_45_{index}.txt", 6)
+    alone = [_alone(cand, 6, search) for search in range(3)]
+    ticks = [answer[5] for answer, _ in alone]
+    assert len(set(ticks)) == 3 and all(answer[0] == 1 for answer, _ in alone)
+    best = int(np.argmin(ticks))
+    _, units, _, _ = tables(6)
+    for _ in range(2):
+        masks = np.zeros(cand.shape[0], dtype=np.uint64)
+        answer = race(cand, units, 1, 10 ** 9, np.zeros(1, np.uint8), *rng.split_seed(1), CLAUSES, 3, masks)
+        assert answer == alone[best][0]
+        np.testing.assert_array_equal(masks, alone[best][1])
+    whole = exact.count_solutions(puzzle.givens, 6, limit=1, seed=1, features=CLAUSES, searches=3)
+    assert whole.solutions == 1 and puzzle.check(whole.solution) == [] and not whole.gave_up
+    assert whole.final_nodes == alone[best][0][1]
+
+
+def test_racing_searches_keep_counts_and_proofs_exact():
+    """0, 1 and several solutions (limit 5) with three searches racing from the rules' fixpoint, each search's count
+    a proof; the first solution valid."""
+    from gpu_sa import rng
+    from gpu_sa.exact.sudoku.board import tables
+    from gpu_sa.exact.sudoku.clauses import COMPLETE, race
+    from gpu_sa.exact.sudoku.consistency import strengthened
+
+    puzzle = parse((DATA / "seed_puzzles.txt").read_text())[1]
+    solution = puzzle.count_solutions(limit=1).solution
+    wrong = []  # one wrong given each, which the rules do not refute: 0 solutions, proven by the search
+    for cell in np.flatnonzero(puzzle.givens < 0):
+        givens = puzzle.givens.copy()
+        givens[cell] = (int(solution[cell]) + 1) % 9
+        if not exact.propagate(givens, 3).contradiction:
+            wrong.append(givens)
+    counts = []
+    for order, cases in ((2, _cases(2, 12, seed=9)), (3, _cases(3, 8, seed=10) + wrong[:3]), (4, _cases(4, 4, seed=11))):
+        peers, units, cell_units, full = tables(order)
+        for givens in cases:
+            reference = exact.count_solutions(givens, order, limit=5)
+            cand = exact.initial_candidates(givens, order)
+            if not strengthened(cand, peers, units, cell_units, full, 0, np.zeros(1, np.uint8)):
+                assert reference.solutions == 0
+                continue
+            masks = np.zeros(cand.shape[0], dtype=np.uint64)
+            found, *_, outcome, _ = race(cand, units, 5, 10 ** 9, np.zeros(1, np.uint8), *rng.split_seed(3), CLAUSES,
+                                         3, masks)
+            assert outcome == COMPLETE and found == reference.solutions, givens
+            if found:
+                values = np.log2(masks.astype(np.float64)).astype(np.int64)
+                assert parse(write(givens, order, "numbers"))[0].check(values) == []
+            counts.append(min(found, 2))
+    assert set(counts) == {0, 1, 2} and len(counts) > 10
+
+
+def test_a_race_stops_on_its_time_limit_and_on_a_stop_request():
+    import threading
+    import time
+
+    from conftest import ROOT
+
+    path = ROOT / "bench" / "data" / "sudoku49_50" / "inst49x49_50_1.txt"  # none of ours solves it in 60 s
+    puzzle = parse(path.read_text(), path.name)[0]
+    start = time.perf_counter()
+    answer = exact.count_solutions(puzzle.givens, 7, limit=1, seed=1, searches=2, time_limit=1.0)
+    assert answer.gave_up and answer.timed_out and not answer.interrupted and answer.solutions == 0
+    assert time.perf_counter() - start < 6
+    flag = np.zeros(1, np.uint8)
+    threading.Timer(1.0, lambda: flag.__setitem__(0, 1)).start()
+    answer = exact.count_solutions(puzzle.givens, 7, limit=1, seed=1, searches=2, flag=flag)
+    assert answer.gave_up and answer.interrupted and not answer.timed_out
+    assert not [thread for thread in threading.enumerate() if thread.name.startswith("gpu-sa-cdcl")]
+
+
+def test_a_failing_search_in_a_race_is_raised_and_stops_the_others(monkeypatch):
+    from conftest import ROOT
+    from gpu_sa.exact.sudoku import clauses
+
+    original = clauses.cdcl
+
+    def failing(cand, units, limit, max_nodes, flag, noise, masks, features, published):
+        if noise is failing.second:
+            raise MemoryError("no room for the CNF")
+        return original(cand, units, limit, max_nodes, flag, noise, masks, features, published)
+
+    def noises(count, key0, key1, search=0):
+        made = real_noise(count, key0, key1, search)
+        if search == 1:
+            failing.second = made
+        return made
+
+    real_noise = clauses.noise
+    failing.second = None
+    monkeypatch.setattr(clauses, "cdcl", failing)
+    monkeypatch.setattr(clauses, "noise", noises)
+    path = ROOT / "bench" / "data" / "sudoku49_50" / "inst49x49_50_1.txt"
+    puzzle = parse(path.read_text(), path.name)[0]
+    with pytest.raises(MemoryError, match="no room"):
+        exact.count_solutions(puzzle.givens, 7, limit=1, seed=1, searches=2, time_limit=30)
+
+
+def test_the_number_of_searches_is_checked():
+    with pytest.raises(ValueError, match="searches"):
+        exact.count_solutions(HARD.givens, 3, seed=1, searches=0)
+    with pytest.raises(ValueError, match="searches"):
+        exact.count_solutions(HARD.givens, 3, seed=1, searches=counting.MAX_SEARCHES + 1)
+    with pytest.raises(ValueError, match="published"):
+        exact.count_solutions(HARD.givens, 3, seed=1, searches=2, published=np.zeros(2, np.int64))
+    from gpu_sa.puzzles import sudoku
+
+    assert sudoku.MAX_SEARCHES == counting.MAX_SEARCHES
+
+
+def test_searches_from_the_command_line(tmp_path):
+    from conftest import ROOT
+
+    path = ROOT / "bench" / "data" / "sudoku36_45" / "inst36x36_45_2.txt"
+    done = run_cli("exact", path, "--seed", "1", "--searches", "2", "--count-limit", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    assert record["solutions"] == 1 and not record["gave_up"]
+    bad = run_cli("exact", path, "--seed", "1", "--searches", "0")
+    assert bad.returncode == 2 and "--searches" in bad.stderr and "Traceback" not in bad.stderr

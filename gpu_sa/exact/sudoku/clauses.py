@@ -167,7 +167,7 @@ PUBLISH_MASK = 63
 
 @numba.njit(cache=True, nogil=True)
 def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, published):
-    """(solutions found (<= limit), decisions, conflicts, restarts, outcome) of the CDCL search from the root
+    """(solutions found (<= limit), decisions, conflicts, restarts, outcome, ticks) of the CDCL search from the root
     ``cand``; the first solution's candidate masks go to ``solution``. ``noise`` (float64, one per possible
     variable, in [0, 1)): the seed's initial activities. Outcome COMPLETE (the count is exact), NODE_LIMIT
     (``max_nodes`` decisions) or STOPPED (``flag[0]``, read every 64 decisions and 1,024 conflicts). The decisions
@@ -180,9 +180,9 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
     clauses = starts.shape[0] - 1
     if variables == 0:
         if clauses:  # an empty clause: some cell or unit has no digit left
-            return 0, 0, 0, 0, COMPLETE
+            return 0, 0, 0, 0, COMPLETE, 0
         solution[:] = cand
-        return 1, 0, 0, 0, COMPLETE
+        return 1, 0, 0, 0, COMPLETE, 0
     # the clause database: starts/lengths into ``lits``, two watch nodes per clause
     capacity = max(clauses * 2, 1024)
     cstart = np.empty(capacity, dtype=np.int64)
@@ -230,7 +230,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
         cstart[c] = starts[c]
         clen[c] = length
         if length == 0:
-            return 0, 0, 0, 0, COMPLETE
+            return 0, 0, 0, 0, COMPLETE, 0
         if length == 1:
             units_at_root[pending_units] = lits[starts[c]]
             pending_units += 1
@@ -245,7 +245,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
         lit = units_at_root[j]
         value = _value(assign, lit)
         if value == 0:
-            return 0, 0, 0, 0, COMPLETE
+            return 0, 0, 0, 0, COMPLETE, 0
         if value < 0:
             size_trail = _set(lit, 0, -1, assign, level, reason, trail, size_trail)
     original = count
@@ -255,6 +255,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
     decisions = 0
     conflicts = 0
     restarts = 0
+    ticks = 0  # the work done, a clock that does not depend on timing: watch nodes visited, literals scanned
     luby_index = 1
     restart_at = restart_base
     since_restart = 0
@@ -267,6 +268,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
             previous = -1
             node = head[false_lit]
             while node >= 0:
+                ticks += 1
                 c = node >> 1
                 k = node & 1
                 following = nxt[node]
@@ -285,6 +287,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                     continue
                 moved = False
                 for j in range(base + 2, base + clen[c]):
+                    ticks += 1
                     candidate = lits[j]
                     if _value(assign, candidate) != 0:
                         lits[base + k] = candidate
@@ -310,9 +313,9 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
             conflicts += 1
             since_restart += 1
             if (conflicts & 1023) == 0 and flag[0] != 0:
-                return found, decisions, conflicts, restarts, STOPPED
+                return found, decisions, conflicts, restarts, STOPPED, ticks
             if decision_level == 0:
-                return found, decisions, conflicts, restarts, COMPLETE
+                return found, decisions, conflicts, restarts, COMPLETE, ticks
             # the levels below this one were free of conflict
             target_length = _keep_target(trail, trail_lim[decision_level - 1], target, target_length)
             # --- first-UIP analysis
@@ -442,14 +445,14 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                         solution[var_cell[v]] = ONE << np.uint64(var_digit[v])
             found += 1
             if found >= limit:
-                return found, decisions, conflicts, restarts, COMPLETE
+                return found, decisions, conflicts, restarts, COMPLETE, ticks
             # exclude it: the clause "some decision differs" (the negation of the true decisions' literals)
             size = 0
             for j in range(decision_level):
                 learnt[size] = trail[trail_lim[j]] ^ 1
                 size += 1
             if size == 0:
-                return found, decisions, conflicts, restarts, COMPLETE  # forced at level 0: it is the only one
+                return found, decisions, conflicts, restarts, COMPLETE, ticks  # forced at level 0: it is the only one
             # back to level 0 and add the clause: its literals are then all unset (decisions of levels >= 1)
             size_trail, heap_size = _undo(trail, trail_lim[0], size_trail, phase, assign, reason, heap, where,
                                           activity, heap_size)
@@ -465,11 +468,13 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
             continue
         decisions += 1
         if decisions > max_nodes:
-            return found, decisions - 1, conflicts, restarts, NODE_LIMIT
+            return found, decisions - 1, conflicts, restarts, NODE_LIMIT, ticks
         if (decisions & PUBLISH_MASK) == 0:
             published[0] = published[1] + decisions - 1  # made; the one being made may still find a solution
+            if published.shape[0] > 2:
+                published[2] = ticks  # a race's clock (``race``)
             if flag[0] != 0:
-                return found, decisions - 1, conflicts, restarts, STOPPED
+                return found, decisions - 1, conflicts, restarts, STOPPED, ticks
         trail_lim[decision_level] = size_trail
         decision_level += 1
         value = target[var] if targets else phase[var]
@@ -642,11 +647,12 @@ def _undo(trail, keep, size_trail, phase, assign, reason, heap, where, activity,
 
 
 @numba.njit(cache=True, nogil=True)
-def noise(count, key0, key1):
-    """``count`` floats in [0, 1) from Philox (key = the seed, counter = (i, 0, 0, TAG_CLAUSES))."""
+def noise(count, key0, key1, search=0):
+    """``count`` floats in [0, 1) from Philox (key = the seed, counter = (i, search, 0, TAG_CLAUSES)): search
+    ``search``'s initial activities (0 for a search alone)."""
     out = np.empty(count, dtype=np.float64)
     for i in range(count):
-        word = _philox(np.uint32(i), np.uint32(0), np.uint32(0), TAG_CLAUSES, key0, key1)[0]
+        word = _philox(np.uint32(i), np.uint32(search), np.uint32(0), TAG_CLAUSES, key0, key1)[0]
         out[i] = np.float64(word) / 4294967296.0
     return out
 
@@ -666,10 +672,72 @@ def _luby(i):
 CLAUSES = 64  # a feature bit (with consistency's, learning's and ordering's): this search instead of the restarts
 
 
-def learned_search(cand, order, limit, max_nodes, seed, time_limit, flag, features, watched, published=None):
+def race(cand, units, limit, max_nodes, halt, key0, key1, features, searches, masks):
+    """``cdcl``'s answer (found, decisions, conflicts, restarts, outcome, ticks) for ``searches`` searches from the
+    same root, search k starting from the activities ``noise(..., search=k)``, each on a thread of its own; the
+    winner's first solution goes to ``masks``.
+
+    The answer is that of the search that decides (a count it has finished, or a proof of none) within the fewest
+    ticks (the work counted by ``cdcl``: watch nodes visited and literals scanned, which track its time), the lower
+    number among equals: a function of the seed and ``searches``, not of timing. A search still running once its
+    published ticks pass the best answer's can only decide later, and is stopped; until then it runs on, the
+    price of that determinism. ``halt[0]`` stops them all (outcome STOPPED); with no answer and no stop,
+    NODE_LIMIT (``max_nodes`` decisions in each). Without an answer the counts are search 0's."""
+    import threading
+
+    count = cand.shape[0] * units.shape[1]
+    flags = [np.zeros(1, dtype=np.uint8) for _ in range(searches)]
+    published = [np.zeros(3, dtype=np.int64) for _ in range(searches)]  # decisions, 0, ticks (``cdcl``)
+    found_masks = [np.zeros(cand.shape[0], dtype=np.uint64) for _ in range(searches)]
+    results = [None] * searches
+    failures = []
+    changed = threading.Event()
+
+    def one(k):
+        try:
+            results[k] = cdcl(cand, units, limit, max_nodes, flags[k], noise(count, key0, key1, k), found_masks[k],
+                              features, published[k])
+        except BaseException as error:  # raised again on the calling thread
+            failures.append(error)
+            for each in flags:
+                each[0] = 1
+        finally:
+            changed.set()
+
+    def winner():  # (ticks, search) of the best answer so far
+        return min(((r[5], k) for k, r in enumerate(results) if r is not None and r[4] == COMPLETE), default=None)
+
+    threads = [threading.Thread(target=one, args=(k,), name=f"gpu-sa-cdcl-{k}", daemon=True) for k in range(searches)]
+    for thread in threads:
+        thread.start()
+    while any(thread.is_alive() for thread in threads):
+        changed.wait(0.002)
+        changed.clear()
+        if halt[0]:
+            for each in flags:
+                each[0] = 1
+        best = winner()
+        if best is not None:
+            for k in range(searches):  # its ticks at the end will be at least those published
+                if results[k] is None and (published[k][2], k) > best:
+                    flags[k][0] = 1
+    for thread in threads:
+        thread.join()
+    if failures:
+        raise failures[0]
+    best = winner()
+    if best is None:
+        return results[0][:4] + (STOPPED if halt[0] else NODE_LIMIT, results[0][5])
+    masks[:] = found_masks[best[1]]
+    return results[best[1]]
+
+
+def learned_search(cand, order, limit, max_nodes, seed, time_limit, flag, features, watched, published=None,
+                   searches=1):
     """``count_solutions``' answer by CDCL: the root strengthened by ``features``' propagation, then ``cdcl``
     on a worker thread (``watched``: ``restarts._watched``, so that a stop or the time limit is heard), which
-    publishes its decisions in ``published`` (int64[2], see ``cdcl``) when given.
+    publishes its decisions in ``published`` (int64[2], see ``cdcl``) when given; with ``searches`` > 1 (and no
+    ``published``), that many searches racing (``race``), ``max_nodes`` the decisions of each.
     ``nodes`` are decisions; ``restarts`` the CDCL's restarts + 1. It does not resume: a later call with
     ``first_restart`` starts again (``resume_at`` stays 0)."""
     import time
@@ -689,12 +757,14 @@ def learned_search(cand, order, limit, max_nodes, seed, time_limit, flag, featur
     def work(halt):
         if not strengthened(cand, peers, units, cell_units, full, features & ~CLAUSES, halt):
             answer.extend((0, 0, 0, 0, COMPLETE))
+        elif not halt[0] and searches > 1:
+            answer.extend(race(cand, units, limit, max_nodes, halt, key0, key1, features, searches, masks))
         elif not halt[0]:
             answer.extend(cdcl(cand, units, limit, max_nodes, halt, noise(cand.shape[0] * units.shape[1], key0, key1),
                                masks, features, np.zeros(2, np.int64) if published is None else published))
 
     stopped, timed_out = watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit)
-    found, decisions, conflicts, restarts, outcome = answer if answer else (0, 0, 0, 0, STOPPED)
+    found, decisions, conflicts, restarts, outcome = answer[:5] if answer else (0, 0, 0, 0, STOPPED)
     return ExactResult(solutions=int(found), solution=_digits(masks) if found else None, nodes=int(decisions),
                        seconds=time.perf_counter() - start, gave_up=outcome != COMPLETE,
                        interrupted=outcome == STOPPED and not timed_out, timed_out=outcome == STOPPED and timed_out,

@@ -38,6 +38,16 @@ def default_features(order: int) -> int:
     return DEFAULT_FEATURES.get(order, DEFAULT_LARGE)
 
 
+# clause learning's searches racing (``clauses.race``), per order; a constant, not the cores, so that the answer
+# is the same on every machine
+DEFAULT_SEARCHES = {}
+MAX_SEARCHES = 64  # each holds its own CNF (tens of megabytes at 49x49)
+
+
+def default_searches(order: int) -> int:
+    return DEFAULT_SEARCHES.get(order, 1)
+
+
 @functools.cache
 def _loaded(entry: str) -> bool:
     """Compile ``entry`` (or load it from numba's cache) once, on a 4x4 grid, so that no timing includes it."""
@@ -62,7 +72,8 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
                     seed: int | None = None, threads: int | None = None, time_limit: float | None = None,
                     base_nodes: int = DEFAULT_BASE_NODES, flag: np.ndarray | None = None,
                     propagated: Propagation | None = None, first_restart: int = 0, features: int | None = None,
-                    learned: Learned | None = None, published: np.ndarray | None = None) -> ExactResult:
+                    learned: Learned | None = None, published: np.ndarray | None = None,
+                    searches: int | None = None) -> ExactResult:
     """Solutions of the puzzle (0-based givens, -1 empty), counted up to ``limit``.
 
     ``seed=None``: the seed's deterministic search. ``seed=S``: the seeded search with restarts
@@ -83,6 +94,10 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     ``published`` (int64[2], the clause-learning search only): ``published[0]`` is a lower bound of the branches
     made so far (this call's, ``nodes``), written every 64 while it runs, for a thread beside it (``auto``'s chains
     beside the search, ``gpu_sa.portfolio``); ``published[1]`` is the search's own (its branches before the CDCL).
+    ``searches`` (the clause-learning search only; default ``default_searches(order)``): that many CDCL searches
+    from different activity orders race, each on a thread of its own (``clauses.race``); the answer is the one that
+    decides with the fewest decisions, so it depends on the seed and ``searches``, not on timing; ``max_nodes``
+    then bounds each search's decisions. Not with ``published``.
     """
     givens = _check_givens(givens, order)
     _check_counts(limit, max_nodes)
@@ -105,18 +120,23 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
         threads = min(int(threads), available_cores())  # more threads than cores only wait (and cost memory)
     if int(first_restart) != first_restart or first_restart < 0:
         raise ValueError(f"first_restart must be a non-negative integer, got {first_restart}")
+    searches = default_searches(order) if searches is None else searches
+    if int(searches) != searches or not 1 <= searches <= MAX_SEARCHES:
+        raise ValueError(f"searches must be an integer from 1 to {MAX_SEARCHES}, got {searches}")
+    if searches > 1 and published is not None:
+        raise ValueError("published follows one search: not with searches > 1")
     features = default_features(order) if features is None else int(features)
     if features & ~ALL_FEATURES:
         raise ValueError(f"features must be a sum of FEATURES' values, got {features}")
     if features & CLAUSES:
         return _dive_then_learn(givens, order, int(limit), int(max_nodes), int(seed), threads, time_limit,
-                                int(base_nodes), flag, root, int(first_restart), features, published)
+                                int(base_nodes), flag, root, int(first_restart), features, published, int(searches))
     return _restarted(givens, order, int(limit), int(max_nodes), int(seed), None if threads is None else int(threads),
                       time_limit, int(base_nodes), flag, root, int(first_restart), features, learned)
 
 
 def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag, root, first_restart,
-                     features, published=None) -> ExactResult:
+                     features, published=None, searches=1) -> ExactResult:
     """CLAUSES: first the seed's deterministic search with a budget of one whole descent (the empty cells +
     ``base_nodes``): a puzzle it fills without backtracking, an empty grid of any order among them, is answered
     there without building a CNF; if it does not decide, the CDCL search (``clauses.learned_search``) with what is
@@ -147,7 +167,8 @@ def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit,
                           max(first_restart, 1), features & ~CLAUSES)
         return dataclasses.replace(rest, nodes=rest.nodes + nodes, seconds=time.perf_counter() - start,
                                    restarts=rest.restarts + (first_restart == 0))
-    learned = learned_search(cand, order, limit, max_nodes - nodes, seed, left, flag, features, _watched, published)
+    learned = learned_search(cand, order, limit, max_nodes - nodes, seed, left, flag, features, _watched, published,
+                             searches)
     return dataclasses.replace(learned, nodes=learned.nodes + nodes, seconds=time.perf_counter() - start,
                                restarts=learned.restarts + (first_restart == 0), resume_at=1 if learned.gave_up else 0)
 

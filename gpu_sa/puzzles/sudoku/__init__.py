@@ -6,7 +6,7 @@ The interface every puzzle module offers (see ``gpu_sa.puzzles``):
   puzzle.write(values, fmt) -> text
   puzzle.check(values)      -> list of rule violations, from the independent validator
   puzzle.contradicts()      -> True when cheap propagation proves there is no solution
-  puzzle.count_solutions(limit=, max_nodes=, seed=, threads=, time_limit=) -> the exact solver's count
+  puzzle.count_solutions(limit=, max_nodes=, seed=, threads=, time_limit=, searches=) -> the exact solver's count
   puzzle.stand_in(), puzzle.specialization   (optional) a puzzle that runs the same compiled code, and what
                             decides which code that is: the runner builds a stand-in's move once per
                             specialization before the clock, so that loading machine code is setup, not solving
@@ -77,12 +77,17 @@ _MINIMIZE_HELP = ("how givens are removed: anneal (default, the original scheme:
                   "pass in random order) or brute (the smallest unique puzzle inside the input, proven within the "
                   "budget of --max-nodes and --time-limit)")
 _BRUTE = {"minimize_method": ("brute",)}
+MAX_SEARCHES = 64  # gpu_sa.exact.sudoku.counting's (not imported here: it compiles; a test keeps them equal)
 OPTIONS = (
     Option("--max-nodes", "give up after this many branches (default: 10,000,000 without --time-limit, so that a huge "
            "empty grid cannot hang the search; none with it, so that the time limit is what stops the search)",
            Integer(1), purpose="branches of the search", commands=("exact",)),
     Option("--threads", "with --seed: restarts searched at once, one per core (default: every core); the answer and "
            "the node counts do not depend on it", Integer(1), purpose="threads", commands=("exact",)),
+    Option("--searches", "with --seed, from 25x25 up (clause learning): this many searches from different variable "
+           "orders race, each on a thread of its own; the answer is the one that decides within the least work "
+           "(counted, not timed), so it depends on the seed and this number only, not on timing or the cores "
+           f"(default 1; at most {MAX_SEARCHES})", Integer(1, MAX_SEARCHES), purpose="searches", commands=("exact",)),
     Option("--steps", "print the three rules round by round before the answer, as the original solver's page shows them "
            "(each round: the three rules once over the grid; every cell's candidates, what each rule removed); with "
            "--json one object per round ('round') before the puzzle's", commands=("exact",)),
@@ -287,7 +292,7 @@ class Sudoku:
         return "propagating the givens leads to a contradiction" if self.contradicts() else None
 
     def count_solutions(self, *, limit: int = 2, max_nodes: int | None = None, seed: int | None = None,
-                        threads: int | None = None, time_limit: float | None = None):
+                        threads: int | None = None, time_limit: float | None = None, searches: int | None = None):
         """The exact solver's answer: ``ExactResult`` (solutions counted up to ``limit``); ``seed``
         switches on the seeded search with restarts (None: the seed's deterministic search). Without
         ``max_nodes``, a ``time_limit`` alone bounds the search; with neither, DEFAULT_MAX_NODES does."""
@@ -296,7 +301,7 @@ class Sudoku:
         if max_nodes is None:
             max_nodes = exact.DEFAULT_MAX_NODES if time_limit is None else exact.NO_NODE_LIMIT
         return exact.count_solutions(self.givens, self.order, limit=limit, max_nodes=max_nodes, seed=seed,
-                                     threads=threads, time_limit=time_limit)
+                                     threads=threads, time_limit=time_limit, searches=searches)
 
     def check(self, values) -> list[str]:
         """Rule violations of a full grid (0-based values), by the independent validator."""
