@@ -38,14 +38,10 @@ def default_features(order: int) -> int:
     return DEFAULT_FEATURES.get(order, DEFAULT_LARGE)
 
 
-# clause learning's searches racing (``clauses.race``), per order; a constant, not the cores, so that the answer
-# is the same on every machine
-DEFAULT_SEARCHES = {}
-MAX_SEARCHES = 64  # each holds its own CNF (tens of megabytes at 49x49)
-
-
-def default_searches(order: int) -> int:
-    return DEFAULT_SEARCHES.get(order, 1)
+# clause learning's searches racing (``clauses.race``): a constant, not the cores, so that the answer is the same
+# on every machine; one, so that ``auto``'s chains keep the other cores (bench/RESULTS.md, ninth session)
+DEFAULT_SEARCHES = 1
+MAX_SEARCHES = 64  # each holds its own clauses (hundreds of megabytes after a minute at 49x49: README, "Limits")
 
 
 @functools.cache
@@ -94,7 +90,7 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     ``published`` (int64[2], the clause-learning search only): ``published[0]`` is a lower bound of the branches
     made so far (this call's, ``nodes``), written every 64 while it runs, for a thread beside it (``auto``'s chains
     beside the search, ``gpu_sa.portfolio``); ``published[1]`` is the search's own (its branches before the CDCL).
-    ``searches`` (the clause-learning search only; default ``default_searches(order)``): that many CDCL searches
+    ``searches`` (the clause-learning search only; default ``DEFAULT_SEARCHES``, one): that many CDCL searches
     from different activity orders race, each on a thread of its own (``clauses.race``); the answer is the one that
     decides with the fewest decisions, so it depends on the seed and ``searches``, not on timing; ``max_nodes``
     then bounds each search's decisions. Not with ``published``.
@@ -120,7 +116,7 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
         threads = min(int(threads), available_cores())  # more threads than cores only wait (and cost memory)
     if int(first_restart) != first_restart or first_restart < 0:
         raise ValueError(f"first_restart must be a non-negative integer, got {first_restart}")
-    searches = default_searches(order) if searches is None else searches
+    searches = DEFAULT_SEARCHES if searches is None else searches
     if int(searches) != searches or not 1 <= searches <= MAX_SEARCHES:
         raise ValueError(f"searches must be an integer from 1 to {MAX_SEARCHES}, got {searches}")
     if searches > 1 and published is not None:
