@@ -410,7 +410,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
             if conflicts >= next_reduce:  # now, not at the next restart: restarts are rare (Luby x 1,024)
                 next_reduce = conflicts + REDUCE_FIRST + REDUCE_MORE * reductions
                 reductions += 1
-                _reduce(lbd, deleted, original, count, reason, cstart, lits)
+                used = _reduce(lbd, deleted, original, count, reason, cstart, clen, lits, used)
             continue
         # --- no conflict: restart, or decide, or a solution
         if since_restart >= restart_at:
@@ -608,16 +608,20 @@ def _more_clauses(cstart, clen, nxt, lbd, deleted):
 
 
 @numba.njit(cache=True, nogil=True)
-def _reduce(lbd, deleted, original, count, reason, cstart, lits):
+def _reduce(lbd, deleted, original, count, reason, cstart, clen, lits, used):
     """Delete the half of the learned clauses (those from ``original`` on, not yet deleted, with more than
     two levels) that span the most decision levels (LBD, Audemard & Simon 2009); the oldest first among equals.
     A clause that is the reason of a literal on the trail stays (analysis reads it; the literal it implied is
-    one of its two watched ones)."""
+    one of its two watched ones). Then the learned clauses kept are moved down over the deleted ones' literals
+    (in order, each clause's literals in order: the search is the same), so that the literals in use stay about
+    what the kept clauses hold; without it they grew by some 15 MB a second at 49x49. Returns the literals used."""
     candidates = np.empty(count - original, dtype=np.int64)
     size = 0
     for c in range(original, count):
+        if deleted[c]:
+            continue
         locked = reason[lits[cstart[c]] >> 1] == c or reason[lits[cstart[c] + 1] >> 1] == c
-        if not deleted[c] and lbd[c] > 2 and not locked:
+        if lbd[c] > 2 and not locked:
             candidates[size] = c
             size += 1
     keys = np.empty(size, dtype=np.int64)
@@ -626,6 +630,20 @@ def _reduce(lbd, deleted, original, count, reason, cstart, lits):
     order = np.argsort(keys)
     for j in range(size // 2):
         deleted[candidates[order[j]]] = 1
+    if original == count:
+        return used
+    # the learned clauses' literals follow the CNF's, clause after clause: move the kept ones down
+    end = cstart[original]
+    for c in range(original, count):
+        if deleted[c]:
+            continue
+        start = cstart[c]
+        if start != end:
+            for i in range(clen[c]):
+                lits[end + i] = lits[start + i]
+            cstart[c] = end
+        end += clen[c]
+    return end
 
 
 @numba.njit(cache=True, nogil=True)

@@ -41,7 +41,7 @@ def default_features(order: int) -> int:
 # clause learning's searches racing (``clauses.race``): a constant, not the cores, so that the answer is the same
 # on every machine; one, so that ``auto``'s chains keep the other cores (bench/RESULTS.md, ninth session)
 DEFAULT_SEARCHES = 1
-MAX_SEARCHES = 64  # each holds its own clauses (hundreds of megabytes after a minute at 49x49: README, "Limits")
+MAX_SEARCHES = 64  # each holds its own clauses (at 49x49 about 2 MB more a second of search: README, "Limits")
 
 
 @functools.cache
