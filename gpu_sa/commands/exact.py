@@ -19,10 +19,12 @@ def options():
         input_format_option("exact"), max_input_option("the puzzle file"),
         Option("--count-limit", "stop counting at this many solutions (default 2: is it 0, 1 or more than 1?)",
                Integer(1), default=2, purpose="solutions to count"),
-        Option("--seed", "sudoku: break ties among the fewest-candidate cells and order digits from this seed, "
-               "restarting with growing node budgets (the Luby sequence) on every core: a heavy tail no longer blocks "
-               "the search, and counts and 'no solution' stay exact; the answer depends on the seed only (default: "
-               "the original deterministic search). Integer programs: HiGHS's random_seed (default 0)",
+        Option("--seed", "sudoku: up to 16x16, break ties among the fewest-candidate cells and order digits from "
+               "this seed, restarting with growing node budgets (the Luby sequence) on every core; from 25x25 up, "
+               "clause learning from a variable order drawn from this seed (--searches of them racing). A heavy tail "
+               "no longer blocks the search, counts and 'no solution' stay exact, and the answer depends on the seed "
+               "(and --searches) only (default: the original deterministic search). Integer programs: HiGHS's "
+               "random_seed (default 0)",
                Integer(0, 2**64 - 1)),
         Option("--time-limit", "give up on a puzzle after about this many seconds (the answer says gave_up)", SECONDS,
                metavar="SECONDS", purpose="seconds"),
