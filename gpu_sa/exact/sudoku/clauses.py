@@ -172,7 +172,8 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
     variable, in [0, 1)): the seed's initial activities. Outcome COMPLETE (the count is exact), NODE_LIMIT
     (``max_nodes`` decisions) or STOPPED (``flag[0]``, read every 64 decisions and 1,024 conflicts). The decisions
     made plus ``published[1]`` (the caller's branches before it) go to ``published[0]`` every 64 (PUBLISH_MASK + 1),
-    for a thread that runs beside it (``auto``'s chains): a solution found later is found at a count above it. ``features``:
+    for a thread that runs beside it (``auto``'s chains): a solution found later is found at a count above it; with a
+    third entry, the ticks so far go to ``published[2]`` at the same time (``race``'s clock). ``features``:
     the bits SHORT_RESTARTS, SAVED_PHASES, NO_REASON_BUMPS and LOCAL_MINIMIZATION each take one heuristic out
     (for the ablation; 0 is the search)."""
     var_cell, var_digit, starts, lits0 = _encode(cand, units)

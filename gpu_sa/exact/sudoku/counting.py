@@ -92,7 +92,8 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     beside the search, ``gpu_sa.portfolio``); ``published[1]`` is the search's own (its branches before the CDCL).
     ``searches`` (the clause-learning search only; default ``DEFAULT_SEARCHES``, one): that many CDCL searches
     from different activity orders race, each on a thread of its own (``clauses.race``); the answer is the one that
-    decides with the fewest decisions, so it depends on the seed and ``searches``, not on timing; ``max_nodes``
+    decides within the fewest ticks (work counted, not timed), so it depends on the seed and ``searches``, not on
+    timing; ``max_nodes``
     then bounds each search's decisions. Not with ``published``.
     """
     givens = _check_givens(givens, order)
