@@ -93,8 +93,7 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     ``searches`` (the clause-learning search only; default ``DEFAULT_SEARCHES``, one): that many CDCL searches
     from different activity orders race, each on a thread of its own (``clauses.race``); the answer is the one that
     decides within the fewest ticks (work counted, not timed), so it depends on the seed and ``searches``, not on
-    timing; ``max_nodes``
-    then bounds each search's decisions. Not with ``published``.
+    timing; ``max_nodes`` then bounds each search's decisions. Not with ``published``.
     """
     givens = _check_givens(givens, order)
     _check_counts(limit, max_nodes)
