@@ -68,9 +68,19 @@ def page(server, driver):
 
 
 def wait(driver, condition, seconds=WAIT):
+    """``condition``'s first true value within ``seconds``; past them, a failure that says what the page shows."""
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, seconds, poll_frequency=0.1).until(condition)
+    try:
+        return WebDriverWait(driver, seconds, poll_frequency=0.1).until(condition)
+    except TimeoutException:
+        shown = driver.execute_script(
+            "const $ = (id) => document.getElementById(id);"
+            "return {status: $('anneal-status').textContent, message: $('message').textContent,"
+            " records: $('chart').dataset.records, board: $('board').dataset.state,"
+            " anneal_enabled: !$('anneal').disabled, stop_enabled: !$('stop').disabled};")
+        pytest.fail(f"the page did not get there in {seconds} s; it shows {shown}", pytrace=True)
 
 
 def screenshot(driver, name, tmp_path, docs=True):
@@ -177,18 +187,40 @@ def test_anneal_draws_records_live_and_ends_solved(page, tmp_path):
     screenshot(page, "view_anneal", tmp_path)
 
 
-def test_stop_ends_the_run_and_keeps_the_chart(page, server, tmp_path):
+def test_stop_ends_the_run_and_keeps_the_chart(page, server, tmp_path, monkeypatch):
+    stop = view_server.Work.stop
+
+    def stop_and_answer_after_the_run_ended(work, why):
+        """The stop's answer comes after the run's stream has closed: a race the page once lost under a loaded
+        CI run, when it took its own run, ended meanwhile, for another's ("The other run is stopping")."""
+        stop(work, why)
+        deadline = time.monotonic() + 30
+        while work.id in server.works and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.5)  # the run's handler closes the stream once it has left server.works
+        answered.set()
+
+    answered = threading.Event()
+    monkeypatch.setattr(view_server.Work, "stop", stop_and_answer_after_the_run_ended)
     type_grid(page, NEVER_SOLVED)  # only a stop ends its run (view_helpers)
     page.find_element("id", "move").send_keys("sirdey")
     seed = page.find_element("id", "seed")
     seed.clear()
     seed.send_keys("2")
+    limit = page.find_element("id", "time-limit")  # the longest: the run may end only by the stop, however
+    limit.clear()                                  # long a loaded machine takes to compile its chains
+    limit.send_keys("3600")
     click(page, "anneal")
     wait(page, lambda d: int(d.find_element("id", "chart").get_attribute("data-records")) >= 3)
+    assert page.find_element("id", "stop").is_enabled()
     click(page, "stop")
     wait(page, lambda d: text_of(d, "anneal-status").startswith("Stopped (stopped by the page)"))
     wait(page, lambda d: d.find_element("id", "anneal").is_enabled())
     assert not server.runs
+    assert answered.wait(WAIT)
+    time.sleep(1.0)  # the page has had the stop's answer: what it shows stays
+    assert text_of(page, "anneal-status").startswith("Stopped (stopped by the page)")
+    assert not page.find_element("id", "stop").is_enabled()
     screenshot(page, "view_anneal_stopped", tmp_path)
 
 

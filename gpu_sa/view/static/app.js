@@ -507,11 +507,13 @@ async function anneal() {
 }
 
 async function stopRun() {
+  // asked before the stop is sent: this page's own run may end (and enable Anneal) before the answer comes
+  const another = !$("anneal").disabled;
   if (state.run) {
     $("anneal-status").textContent += " Stopping…";
     await post("/api/stop", {run: state.run}).catch(failed);
   }
-  if (!$("anneal").disabled) { // the run was another's: nothing streams here to end it
+  if (another) { // nothing streams here to end it
     state.run = null;
     $("stop").disabled = true;
     $("anneal-status").textContent = "The other run is stopping; press Anneal to start yours.";
