@@ -80,7 +80,7 @@ def wait(driver, condition, seconds=WAIT):
             "return {status: $('anneal-status').textContent, message: $('message').textContent,"
             " records: $('chart').dataset.records, board: $('board').dataset.state,"
             " anneal_enabled: !$('anneal').disabled, stop_enabled: !$('stop').disabled};")
-        pytest.fail(f"the page did not get there in {seconds} s; it shows {shown}", pytrace=True)
+        pytest.fail(f"the page did not get there in {seconds} s; it shows {shown}")
 
 
 def screenshot(driver, name, tmp_path, docs=True):
