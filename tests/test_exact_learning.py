@@ -375,3 +375,28 @@ def test_a_reduction_moves_the_kept_learned_clauses_over_the_deleted_ones():
     for c in kept:
         assert list(lits[cstart[c]:cstart[c] + clen[c]]) == clauses[c]
     assert sorted(cstart[c] for c in kept) == list(np.cumsum([0] + [len(clauses[c]) for c in kept])[:-1])
+
+
+def test_the_search_helpers_are_compiled_without_reference_counting():
+    """The CDCL calls these per literal or per conflict with its arrays; numba's reference counting (an atomic
+    increment and decrement per array per call) took a third of the search's time at 49x49 (bench/RESULTS.md,
+    twelfth session). Compiled with ``_nrt=False`` they have none; ``inline="always"`` or plain ``njit`` would bring
+    it back. The search itself is unchanged, which the counts and seeds above check."""
+    import numba
+
+    from gpu_sa.exact.sudoku import clauses
+
+    hot = ["_value", "_set", "_bump", "_heap_up", "_heap_down", "_bump_reasons", "_keep_target", "_implied", "_undo"]
+    for name in hot:
+        options = getattr(clauses, name).targetoptions
+        assert options.get("_nrt") is False and options.get("inline", "never") == "never", name
+    # what the option does, on a fresh compilation of one of them (the search's own may come from the disk cache)
+    without = numba.njit(_nrt=False)(clauses._heap_up.py_func)
+    counted = numba.njit(clauses._heap_up.py_func)
+    for compiled in (without, counted):
+        heap, where, activity = np.arange(4), np.arange(4), np.array([1.0, 2.0, 3.0, 4.0])
+        compiled(heap, where, activity, 3)  # the most active variable, last, rises to the top
+        assert list(heap) == [3, 0, 2, 1] and list(where) == [1, 3, 2, 0]
+    llvm = without.inspect_llvm(without.signatures[0])
+    assert "@NRT_incref" not in llvm and "@NRT_decref" not in llvm
+    assert "@NRT_decref" in counted.inspect_llvm(counted.signatures[0])  # the check sees counting where there is some

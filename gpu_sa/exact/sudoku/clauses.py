@@ -48,6 +48,13 @@ COMPLETE, NODE_LIMIT, STOPPED = 0, 1, 2
 ACTIVITY_LIMIT = 1e100
 
 
+# The search's helpers (those below marked ``@_helper``) read and write the search's arrays and allocate none, so
+# they are compiled without numba's reference counting: with it, every call increments and decrements a counter per
+# array passed (an atomic operation each), and those took a third of the search's time at 49x49. Inlining them
+# (``inline="always"``) keeps the counting in the caller. bench/RESULTS.md, twelfth session.
+_helper = numba.njit(cache=True, nogil=True, _nrt=False)
+
+
 @numba.njit(cache=True, nogil=True)
 def _grow(array, need):
     if need <= array.shape[0]:
@@ -119,7 +126,7 @@ def _encode(cand, units):
     return var_cell, var_digit, starts[:clauses + 1].copy(), lits[:starts[clauses]].copy()
 
 
-@numba.njit(cache=True, inline="always")
+@_helper
 def _value(assign, lit):
     """1 true, 0 false, -1 unset."""
     a = assign[lit >> 1]
@@ -128,7 +135,7 @@ def _value(assign, lit):
     return a ^ (lit & 1)
 
 
-@numba.njit(cache=True, nogil=True)
+@_helper
 def _heap_up(heap, where, activity, i):
     var = heap[i]
     while i > 0:
@@ -142,7 +149,7 @@ def _heap_up(heap, where, activity, i):
     where[var] = i
 
 
-@numba.njit(cache=True, nogil=True)
+@_helper
 def _heap_down(heap, where, activity, size, i):
     var = heap[i]
     while True:
@@ -482,7 +489,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
         size_trail = _set(2 * var + value, decision_level, -1, assign, level, reason, trail, size_trail)
 
 
-@numba.njit(cache=True, inline="always")
+@_helper
 def _bump(var, activity, bump, heap, where):
     """VSIDS: ``var``'s activity up by ``bump``, its place in the heap restored. Returns the bump (all activities
     and the bump scaled down together when one gets too large)."""
@@ -496,7 +503,7 @@ def _bump(var, activity, bump, heap, where):
     return bump
 
 
-@numba.njit(cache=True, nogil=True)
+@_helper
 def _bump_reasons(learnt, size, reason, cstart, clen, lits, level, seen, marked, activity, bump, heap, where):
     """Bump, once each, the variables of the reasons of the learned clause's literals (CaDiCaL's "bumpreason",
     Biere et al.): they caused the conflict too. Skipped, as there, when they are more than 10 x the clause's
@@ -526,7 +533,7 @@ def _bump_reasons(learnt, size, reason, cstart, clen, lits, level, seen, marked,
     return bump
 
 
-@numba.njit(cache=True, nogil=True)
+@_helper
 def _keep_target(trail, quiet, target, target_length):
     """Target phases (Biere & Fleury 2020, CaDiCaL's stable mode): when the first ``quiet`` literals of the trail,
     free of conflict, are more than any conflict-free trail before (``target_length`` of them), their values
@@ -538,7 +545,7 @@ def _keep_target(trail, quiet, target, target_length):
     return quiet
 
 
-@numba.njit(cache=True, nogil=True)
+@_helper
 def _implied(var, abstract, seen, level, reason, cstart, clen, lits, stack, marked, cleared):
     """(whether ``var``'s literal is implied by the clause's (``seen``) literals through reasons, the new count of
     ``marked``): MiniSat's recursive minimization (Sörensson & Biere 2009); the variables proven implied stay
@@ -567,7 +574,7 @@ def _implied(var, abstract, seen, level, reason, cstart, clen, lits, stack, mark
     return True, cleared
 
 
-@numba.njit(cache=True, inline="always")
+@_helper
 def _set(lit, at, why, assign, level, reason, trail, size_trail):
     """Make ``lit`` true at level ``at`` because of clause ``why`` (-1: a decision or level 0); the new trail size."""
     var = lit >> 1
@@ -647,7 +654,7 @@ def _reduce(lbd, deleted, original, count, reason, cstart, clen, lits, used):
     return end
 
 
-@numba.njit(cache=True, nogil=True)
+@_helper
 def _undo(trail, keep, size_trail, phase, assign, reason, heap, where, activity, heap_size):
     """Unset the trail back to ``keep`` literals, saving each variable's phase and putting it back in the
     heap. Returns (trail size, heap size)."""
