@@ -11,7 +11,8 @@ The package's parts, each one file:
   learning     dom/wdeg unit weights and saved phases, carried across restarts
   backtracking one depth-first search to its end or its budget (``search_core``)
   restarts     the seeded search's Luby restarts, run on worker threads
-  clauses      conflict-driven clause learning on the candidates' CNF (the default from 25x25)
+  implicit     the grid's constraints as the clause learning sees them: bitmasks, not a CNF
+  clauses      conflict-driven clause learning on the candidates (the default from 25x25)
   counting     the entry points: ``count_solutions`` (one puzzle), ``count_many`` (a batch), and
                which features each order uses by default
 

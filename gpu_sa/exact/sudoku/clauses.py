@@ -1,26 +1,28 @@
 """Conflict-driven clause learning on the grid's candidates: the search that learns from every conflict.
 
-The root (the propagation's fixpoint, ``consistency.strengthened``) becomes a CNF: one variable per free
-cell and candidate digit ("cell holds digit"), and for each free cell and for each unit and digit not yet
-placed, "exactly one" (one clause for at least one, a binary clause per pair for at most one). The search
-is then CDCL (as in MiniSat, Eén & Sörensson 2003): unit propagation with two watched literals, a conflict
-analysed back to its first unique implication point, the learned clause minimized (recursively, Sörensson &
-Biere 2009) and added, and the search sent back (non-chronologically) to the level where that clause asserts a
-literal; variables ordered by activity (VSIDS: bumped in every conflict, decaying), with the variables of the
-learned clause's reasons bumped too. The rest is CaDiCaL's stable mode (Biere & Fleury 2020), the mode its
-``--sat`` setting keeps: decisions take the target phases (each variable's value in the longest conflict-free
-trail so far) and restarts come after Luby(i) x 1,024 conflicts, keeping everything learned. Together they
-cut the conflicts of the 36x36 instances at 45 % about twentyfold and solve the 49x49 at 40 % in seconds
-(bench/RESULTS.md, issue 25); each can be taken out for the ablation (``SHORT_RESTARTS``, ``SAVED_PHASES``,
-``NO_REASON_BUMPS``, ``LOCAL_MINIMIZATION``); order 5 takes three of them out (``counting.DEFAULT_FEATURES``).
+The root (the propagation's fixpoint, ``consistency.strengthened``) gives the variables: one per free cell and
+candidate digit ("cell holds digit"). The grid's constraints ("exactly one" per cell and per unit and digit) are
+not written out as clauses: ``implicit`` keeps them as bitmasks and names the clause behind each implication on
+demand, so only the learned clauses are stored (two watched literals, a search for the next watch that resumes
+where the last one stopped: Gent 2013). The search is CDCL (as in MiniSat, Eén & Sörensson 2003): unit
+propagation, a conflict analysed back to its first unique implication point, the learned clause minimized
+(recursively, Sörensson & Biere 2009) and added, and the search sent back (non-chronologically) to the level
+where that clause asserts a literal; variables ordered by activity (VSIDS: bumped in every conflict, decaying),
+with the variables of the learned clause's reasons bumped too. The rest is CaDiCaL's stable mode (Biere &
+Fleury 2020), the mode its ``--sat`` setting keeps: decisions take the target phases (each variable's value in
+the longest conflict-free trail so far) and restarts come after Luby(i) x 1,024 conflicts, keeping everything
+learned. Together they cut the conflicts of the 36x36 instances at 45 % about twentyfold and solve the 49x49 at
+40 % in seconds (bench/RESULTS.md, issue 25); each can be taken out for the ablation (``SHORT_RESTARTS``,
+``SAVED_PHASES``, ``NO_REASON_BUMPS``, ``LOCAL_MINIMIZATION``); order 5 takes three of them out
+(``counting.DEFAULT_FEATURES``).
 
-Completeness and counting: every learned clause is implied by the CNF, so a conflict at level 0 proves
-there is no (further) solution. Each solution found is recorded and excluded by a clause (the negation of
-its assignment), so counting up to ``limit`` is exact. The seed only breaks the initial ties of the
-activity order (Philox, stream ``TAG_CLAUSES``): the answer is a function of the seed.
+Completeness and counting: every learned clause is implied by the grid, so a conflict at level 0 proves there is
+no (further) solution. Each solution found is recorded and excluded by a clause (the negation of its
+decisions), so counting up to ``limit`` is exact. The seed only breaks the initial ties of the activity order
+(Philox, stream ``TAG_CLAUSES``): the answer is a function of the seed.
 
-Literals: 2 x variable + (1 for the negation). A clause's literals are a slice of ``lits``; its first two
-are the watched ones; each watch is a node of a linked list per literal (``head``, ``nxt``; node 2c + k
+Literals: 2 x variable + (1 for the negation). A learned clause's literals are a slice of ``lits``; its first
+two are the watched ones; each watch is a node of a linked list per literal (``head``, ``nxt``; node 2c + k
 watches literal k of clause c).
 """
 from __future__ import annotations
@@ -28,7 +30,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .board import ONE, _is_single
+from .board import ONE, ZERO, _is_single
+from .implicit import NO_REASON, UNSET, _assign, _index, _literals, _restore, _var, layout, level_zero
 from .ordering import _philox
 
 TAG_CLAUSES = np.uint32(0x434C4155)  # "CLAU"
@@ -43,7 +46,6 @@ SAVED_PHASES = 256  # decisions take each variable's last value (phase saving), 
 NO_REASON_BUMPS = 512  # only the variables of the conflict's resolution bumped
 LOCAL_MINIMIZATION = 1024  # a learned literal dropped only when its own reason is in the clause
 REDUCE_FIRST, REDUCE_MORE = 2000, 300  # learned clauses halved after 2000, then 2300, 2600, ... more conflicts
-UNSET = np.int8(-1)
 COMPLETE, NODE_LIMIT, STOPPED = 0, 1, 2
 ACTIVITY_LIMIT = 1e100
 
@@ -62,68 +64,6 @@ def _grow(array, need):
     bigger = np.empty(max(need, 2 * array.shape[0]), dtype=array.dtype)
     bigger[:array.shape[0]] = array
     return bigger
-
-
-@numba.njit(cache=True, nogil=True)
-def _encode(cand, units):
-    """(variable -> cell, variable -> digit, clause starts, clause literals) of the root ``cand``."""
-    cells = cand.shape[0]
-    side = units.shape[1]
-    var_of = np.full((cells, side), -1, dtype=np.int64)
-    count = 0
-    for cell in range(cells):
-        if not _is_single(cand[cell]):
-            for d in range(side):
-                if cand[cell] & (ONE << np.uint64(d)):
-                    var_of[cell, d] = count
-                    count += 1
-    var_cell = np.empty(count, dtype=np.int64)
-    var_digit = np.empty(count, dtype=np.int64)
-    for cell in range(cells):
-        for d in range(side):
-            if var_of[cell, d] >= 0:
-                var_cell[var_of[cell, d]] = cell
-                var_digit[var_of[cell, d]] = d
-    starts = np.zeros(1, dtype=np.int64)
-    lits = np.empty(16, dtype=np.int64)
-    clauses = 0
-    group = np.empty(side, dtype=np.int64)
-    for kind in range(2):
-        for index in range(cells if kind == 0 else units.shape[0] * side):
-            size = 0
-            if kind == 0:
-                for d in range(side):
-                    if var_of[index, d] >= 0:
-                        group[size] = var_of[index, d]
-                        size += 1
-            else:
-                u, d = index // side, index % side
-                for k in range(side):
-                    if var_of[units[u, k], d] >= 0:
-                        group[size] = var_of[units[u, k], d]
-                        size += 1
-                    elif cand[units[u, k]] == (ONE << np.uint64(d)):
-                        size = -1  # the digit is placed in the unit: nothing to say
-                        break
-            if size < 0 or (kind == 0 and size == 0):
-                continue
-            # at least one (an empty clause if none is left: the root has no solution)
-            need = starts[clauses] + size + size * (size - 1)
-            lits = _grow(lits, need)
-            starts = _grow(starts, clauses + size * (size - 1) // 2 + 2)
-            position = starts[clauses]
-            for j in range(size):
-                lits[position + j] = 2 * group[j]
-            clauses += 1
-            starts[clauses] = position + size
-            for a in range(size):
-                for b in range(a + 1, size):
-                    position = starts[clauses]
-                    lits[position] = 2 * group[a] + 1
-                    lits[position + 1] = 2 * group[b] + 1
-                    clauses += 1
-                    starts[clauses] = position + 2
-    return var_cell, var_digit, starts[:clauses + 1].copy(), lits[:starts[clauses]].copy()
 
 
 @_helper
@@ -183,26 +123,28 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
     third entry, the ticks so far go to ``published[2]`` at the same time (``race``'s clock). ``features``:
     the bits SHORT_RESTARTS, SAVED_PHASES, NO_REASON_BUMPS and LOCAL_MINIMIZATION each take one heuristic out
     (for the ablation; 0 is the search)."""
-    var_cell, var_digit, starts, lits0 = _encode(cand, units)
-    variables = var_cell.shape[0]
-    clauses = starts.shape[0] - 1
-    if variables == 0:
-        if clauses:  # an empty clause: some cell or unit has no digit left
-            return 0, 0, 0, 0, COMPLETE, 0
-        solution[:] = cand
-        return 1, 0, 0, 0, COMPLETE, 0
-    # the clause database: starts/lengths into ``lits``, two watch nodes per clause
-    capacity = max(clauses * 2, 1024)
+    cells = cand.shape[0]
+    side = units.shape[1]
+    variables, cell_unit, cell_pos, root, cell_first, var_cell, var_digit, places, has_alo = layout(cand, units)
+    if variables < 0:  # a cell without a candidate
+        return 0, 0, 0, 0, COMPLETE, 0
+    root_places = places.copy()  # the reasons' literals: the places at the root
+    alive = root.copy()
+    # the learned clauses: starts/lengths into ``lits``, two watch nodes each, where the last search for a watch
+    # stopped (``resume``)
+    capacity = 1024
     cstart = np.empty(capacity, dtype=np.int64)
     clen = np.empty(capacity, dtype=np.int64)
-    lits = np.empty(max(lits0.shape[0] * 2, 4096), dtype=np.int64)
-    lits[:lits0.shape[0]] = lits0
-    used = lits0.shape[0]
+    lits = np.empty(4096, dtype=np.int64)
+    used = 0
     nxt = np.full(2 * capacity, -1, dtype=np.int64)
     head = np.full(2 * variables, -1, dtype=np.int64)
+    lbd = np.zeros(capacity, dtype=np.int64)  # distinct levels (0: never deleted)
+    deleted = np.zeros(capacity, dtype=np.uint8)
+    resume = np.full(capacity, 2, dtype=np.int64)
     assign = np.full(variables, UNSET, dtype=np.int8)
     level = np.zeros(variables, dtype=np.int64)
-    reason = np.full(variables, -1, dtype=np.int64)
+    reason = np.full(variables, NO_REASON, dtype=np.int64)
     phase = np.zeros(variables, dtype=np.int8)  # 0: true first (a decision places a digit)
     restart_base = SHORT_RESTART_CONFLICTS if features & SHORT_RESTARTS else RESTART_CONFLICTS
     targets = not features & SAVED_PHASES
@@ -224,55 +166,106 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
         _heap_down(heap, where, activity, heap_size, i)
     learnt = np.empty(variables + 1, dtype=np.int64)
     minimal = np.empty(variables + 1, dtype=np.int64)
+    literals = np.empty(variables + 1, dtype=np.int64)  # scratch: a reason's literals (``_literals``)
     stamp = np.full(variables + 2, -1, dtype=np.int64)  # per decision level: the conflict that last counted it
-    lbd = np.zeros(capacity, dtype=np.int64)  # learned clauses: distinct levels (0: never deleted)
-    deleted = np.zeros(capacity, dtype=np.uint8)
-    size_trail = 0
     qhead = 0
     decision_level = 0
-    units_at_root = np.empty(clauses + 1, dtype=np.int64)
-    pending_units = 0
     count = 0
-    for c in range(clauses):
-        length = starts[c + 1] - starts[c]
-        cstart[c] = starts[c]
-        clen[c] = length
-        if length == 0:
-            return 0, 0, 0, 0, COMPLETE, 0
-        if length == 1:
-            units_at_root[pending_units] = lits[starts[c]]
-            pending_units += 1
-        else:
-            for k in range(2):
-                node = 2 * c + k
-                lit = lits[starts[c] + k]
-                nxt[node] = head[lit]
-                head[lit] = node
-        count += 1
-    for j in range(pending_units):
-        lit = units_at_root[j]
-        value = _value(assign, lit)
-        if value == 0:
-            return 0, 0, 0, 0, COMPLETE, 0
-        if value < 0:
-            size_trail = _set(lit, 0, -1, assign, level, reason, trail, size_trail)
-    original = count
+    size_trail = level_zero(cand, units, variables, root, cell_first, places, has_alo, assign, level, reason, trail,
+                            var_cell, var_digit, alive, cell_unit, cell_pos)
+    if size_trail < 0:
+        return 0, 0, 0, 0, COMPLETE, 0
+    cells_code = variables  # reason codes (implicit): a cell's -2 - (cells_code + cell), a unit's digit's
+    places_code = variables + cells  # -2 - (places_code + unit * side + digit)
     next_reduce = REDUCE_FIRST
     reductions = 0
     found = 0
     decisions = 0
     conflicts = 0
     restarts = 0
-    ticks = 0  # the work done, a clock that does not depend on timing: watch nodes visited, literals scanned
+    ticks = 0  # the work done, a clock that does not depend on timing: bits struck, watch nodes, literals scanned
     luby_index = 1
     restart_at = restart_base
     since_restart = 0
     while True:
-        # --- unit propagation (two watched literals)
-        conflict = -1
-        while qhead < size_trail and conflict < 0:
-            false_lit = trail[qhead] ^ 1
+        # --- unit propagation: the grid's constraints through the masks, then the learned clauses' watches
+        conflict = NO_REASON  # or the conflict's reason code (implicit's docstring)
+        conflict_var = -1  # a "not both" conflict's other variable
+        while qhead < size_trail and conflict == NO_REASON:
+            lit = trail[qhead]
             qhead += 1
+            var = lit >> 1
+            cell = var_cell[var]
+            digit = var_digit[var]
+            if lit & 1 == 0:
+                # a placement: the cell's other digits and the digit's other places in its units become false ("not
+                # both"; a conflict where one of them is true already)
+                rest = alive[cell] & ~(ONE << np.uint64(digit))
+                while rest:
+                    ticks += 1
+                    bit = rest & (~rest + ONE)
+                    rest ^= bit
+                    w = _var(cell_first, root, cell, _index(bit))
+                    if assign[w] == 1:
+                        conflict = -2 - w
+                        conflict_var = var
+                        break
+                    size_trail = _assign(2 * w + 1, decision_level, -2 - var, assign, level, reason, trail,
+                                         size_trail, var_cell, var_digit, alive, places, cell_unit, cell_pos, side)
+                if conflict != NO_REASON:
+                    break
+                for j in range(3):
+                    u = cell_unit[cell, j]
+                    rest = places[u * side + digit] & ~(ONE << np.uint64(cell_pos[cell, j]))
+                    while rest:
+                        ticks += 1
+                        bit = rest & (~rest + ONE)
+                        rest ^= bit
+                        w = _var(cell_first, root, units[u, _index(bit)], digit)
+                        if assign[w] == 1:
+                            conflict = -2 - w
+                            conflict_var = var
+                            break
+                        size_trail = _assign(2 * w + 1, decision_level, -2 - var, assign, level, reason, trail,
+                                             size_trail, var_cell, var_digit, alive, places, cell_unit, cell_pos,
+                                             side)
+                    if conflict != NO_REASON:
+                        break
+                if conflict != NO_REASON:
+                    break
+            else:
+                # an exclusion: the cell, or the digit in one of its units, may have one place left (which becomes
+                # true: "at least one") or none (a conflict)
+                ticks += 1
+                left = alive[cell]
+                if left == ZERO:
+                    conflict = -2 - (cells_code + cell)
+                    break
+                if _is_single(left):
+                    w = _var(cell_first, root, cell, _index(left))
+                    if assign[w] < 0:
+                        size_trail = _assign(2 * w, decision_level, -2 - (cells_code + cell), assign, level, reason,
+                                             trail, size_trail, var_cell, var_digit, alive, places, cell_unit,
+                                             cell_pos, side)
+                for j in range(3):
+                    ud = cell_unit[cell, j] * side + digit
+                    if not has_alo[ud]:
+                        continue
+                    left = places[ud]
+                    if left == ZERO:
+                        conflict = -2 - (places_code + ud)
+                        break
+                    if _is_single(left):
+                        w = _var(cell_first, root, units[cell_unit[cell, j], _index(left)], digit)
+                        if assign[w] < 0:
+                            size_trail = _assign(2 * w, decision_level, -2 - (places_code + ud), assign, level,
+                                                 reason, trail, size_trail, var_cell, var_digit, alive, places,
+                                                 cell_unit, cell_pos, side)
+                if conflict != NO_REASON:
+                    break
+            # the learned clauses watching the literal made false (two watched literals; the search for a new watch
+            # starts where the clause's last one stopped, ``resume``: Gent 2013)
+            false_lit = lit ^ 1
             previous = -1
             node = head[false_lit]
             while node >= 0:
@@ -280,7 +273,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                 c = node >> 1
                 k = node & 1
                 following = nxt[node]
-                if deleted[c]:  # dropped by a reduction: its watch goes now
+                if deleted[c]:
                     if previous < 0:
                         head[false_lit] = following
                     else:
@@ -294,12 +287,18 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                     node = following
                     continue
                 moved = False
-                for j in range(base + 2, base + clen[c]):
+                length = clen[c]
+                start = resume[c]
+                if start >= length:
+                    start = 2
+                j = start
+                while length > 2:
                     ticks += 1
-                    candidate = lits[j]
+                    candidate = lits[base + j]
                     if _value(assign, candidate) != 0:
+                        resume[c] = j
                         lits[base + k] = candidate
-                        lits[j] = false_lit
+                        lits[base + j] = false_lit
                         if previous < 0:
                             head[false_lit] = following
                         else:
@@ -308,23 +307,28 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                         head[candidate] = node
                         moved = True
                         break
+                    j += 1
+                    if j == length:
+                        j = 2
+                    if j == start:
+                        break
                 if moved:
                     node = following
                     continue
                 if _value(assign, other) == 0:
                     conflict = c
                     break
-                size_trail = _set(other, decision_level, c, assign, level, reason, trail, size_trail)
+                size_trail = _assign(other, decision_level, c, assign, level, reason, trail, size_trail, var_cell,
+                                     var_digit, alive, places, cell_unit, cell_pos, side)
                 previous = node
                 node = following
-        if conflict >= 0:
+        if conflict != NO_REASON:
             conflicts += 1
             since_restart += 1
             if (conflicts & 1023) == 0 and flag[0] != 0:
                 return found, decisions, conflicts, restarts, STOPPED, ticks
             if decision_level == 0:
                 return found, decisions, conflicts, restarts, COMPLETE, ticks
-            # the levels below this one were free of conflict
             target_length = _keep_target(trail, trail_lim[decision_level - 1], target, target_length)
             # --- first-UIP analysis
             size = 1
@@ -332,9 +336,12 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
             lit = -1
             index = size_trail - 1
             c = conflict
+            about = conflict_var
             while True:
-                for j in range(cstart[c], cstart[c] + clen[c]):
-                    q = lits[j]
+                n = _literals(c, about, literals, cstart, clen, lits, variables, cells, side, cell_first, root,
+                              root_places, units)
+                for j in range(n):
+                    q = literals[j]
                     var = q >> 1
                     if lit >= 0 and var == (lit >> 1):
                         continue
@@ -355,28 +362,29 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                 if pending == 0:
                     break
                 c = reason[lit >> 1]
+                about = lit >> 1
             learnt[0] = lit ^ 1
-            # minimization: a literal implied by the clause's other literals through reasons adds nothing (recursive:
-            # Sörensson & Biere 2009; local: a literal whose reason's other literals are all in the clause)
             kept = 1
             cleared = 0
-            abstract = 0  # a bit per level (modulo 64) of the clause's literals: a reason outside them cannot help
+            abstract = 0
             for j in range(1, size):
                 abstract |= 1 << (level[learnt[j] >> 1] & 63)
                 marked[cleared] = learnt[j] >> 1
                 cleared += 1
             for j in range(1, size):
                 q = learnt[j]
-                if reason[q >> 1] < 0:
+                if reason[q >> 1] == NO_REASON:
                     redundant = False
                 elif recursive:
-                    redundant, cleared = _implied(q >> 1, abstract, seen, level, reason, cstart, clen, lits, stack,
-                                                  marked, cleared)
+                    redundant, cleared = _implied(q >> 1, abstract, seen, level, reason, stack, marked, cleared,
+                                                  literals, cstart, clen, lits, variables, cells, side, cell_first, root,
+                                                  root_places, units)
                 else:
                     redundant = True
-                    r = reason[q >> 1]
-                    for i in range(cstart[r], cstart[r] + clen[r]):
-                        v = lits[i] >> 1
+                    n = _literals(reason[q >> 1], q >> 1, literals, cstart, clen, lits, variables, cells, side,
+                                  cell_first, root, root_places, units)
+                    for i in range(n):
+                        v = literals[i] >> 1
                         if v != (q >> 1) and seen[v] == 0 and level[v] > 0:
                             redundant = False
                             break
@@ -399,28 +407,28 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                     back = at
                     learnt[1], learnt[j] = learnt[j], learnt[1]
             if reason_bumps:
-                bump = _bump_reasons(learnt, size, reason, cstart, clen, lits, level, seen, marked, activity, bump,
-                                     heap, where)
+                bump = _bump_reasons(learnt, size, reason, level, seen, marked, activity, bump, heap, where, literals,
+                                     cstart, clen, lits, variables, cells, side, cell_first, root, root_places, units)
             bump *= 1.0 / DECAY
-            # --- back to level ``back``
             size_trail, heap_size = _undo(trail, trail_lim[back], size_trail, phase, assign, reason, heap, where,
-                                          activity, heap_size)
+                                          activity, heap_size, var_cell, var_digit, alive, places, cell_unit,
+                                          cell_pos, side)
             qhead = size_trail
             decision_level = back
-            # --- the learned clause
             if size == 1:
-                size_trail = _set(learnt[0], 0, -1, assign, level, reason, trail, size_trail)
+                size_trail = _assign(learnt[0], 0, NO_REASON, assign, level, reason, trail, size_trail, var_cell,
+                                     var_digit, alive, places, cell_unit, cell_pos, side)
                 continue
-            cstart, clen, nxt, lbd, deleted, lits, used = _add(learnt, size, levels, count, cstart, clen, nxt, lbd,
-                                                               deleted, lits, used, head)
-            size_trail = _set(learnt[0], decision_level, count, assign, level, reason, trail, size_trail)
+            cstart, clen, nxt, lbd, deleted, resume, lits, used = _add(learnt, size, levels, count, cstart, clen, nxt,
+                                                                       lbd, deleted, resume, lits, used, head)
+            size_trail = _assign(learnt[0], decision_level, count, assign, level, reason, trail, size_trail,
+                                 var_cell, var_digit, alive, places, cell_unit, cell_pos, side)
             count += 1
-            if conflicts >= next_reduce:  # now, not at the next restart: restarts are rare (Luby x 1,024)
+            if conflicts >= next_reduce:
                 next_reduce = conflicts + REDUCE_FIRST + REDUCE_MORE * reductions
                 reductions += 1
-                used = _reduce(lbd, deleted, original, count, reason, cstart, clen, lits, used)
+                used = _reduce(lbd, deleted, 0, count, reason, cstart, clen, lits, used)
             continue
-        # --- no conflict: restart, or decide, or a solution
         if since_restart >= restart_at:
             since_restart = 0
             restarts += 1
@@ -429,14 +437,15 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
             target_length = _keep_target(trail, size_trail, target, target_length)
             if decision_level > 0:
                 size_trail, heap_size = _undo(trail, trail_lim[0], size_trail, phase, assign, reason, heap, where,
-                                              activity, heap_size)
+                                              activity, heap_size, var_cell, var_digit, alive, places, cell_unit,
+                                              cell_pos, side)
                 qhead = size_trail
                 decision_level = 0
         var = -1
         while heap_size > 0:
             top = heap[0]
             heap_size -= 1
-            where[top] = -1  # outside the heap
+            where[top] = -1
             if heap_size > 0:
                 heap[0] = heap[heap_size]
                 where[heap[0]] = 0
@@ -445,7 +454,6 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                 var = top
                 break
         if var < 0:
-            # every variable set, no conflict: a solution
             if found == 0:
                 solution[:] = cand
                 for v in range(variables):
@@ -454,39 +462,40 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
             found += 1
             if found >= limit:
                 return found, decisions, conflicts, restarts, COMPLETE, ticks
-            # exclude it: the clause "some decision differs" (the negation of the true decisions' literals)
             size = 0
             for j in range(decision_level):
                 learnt[size] = trail[trail_lim[j]] ^ 1
                 size += 1
             if size == 0:
-                return found, decisions, conflicts, restarts, COMPLETE, ticks  # forced at level 0: it is the only one
-            # back to level 0 and add the clause: its literals are then all unset (decisions of levels >= 1)
+                return found, decisions, conflicts, restarts, COMPLETE, ticks
             size_trail, heap_size = _undo(trail, trail_lim[0], size_trail, phase, assign, reason, heap, where,
-                                          activity, heap_size)
+                                          activity, heap_size, var_cell, var_digit, alive, places, cell_unit,
+                                          cell_pos, side)
             qhead = size_trail
             decision_level = 0
             if size == 1:
-                size_trail = _set(learnt[0], 0, -1, assign, level, reason, trail, size_trail)
+                size_trail = _assign(learnt[0], 0, NO_REASON, assign, level, reason, trail, size_trail, var_cell,
+                                     var_digit, alive, places, cell_unit, cell_pos, side)
                 continue
             # LBD 0: a clause that excludes a solution is never deleted
-            cstart, clen, nxt, lbd, deleted, lits, used = _add(learnt, size, 0, count, cstart, clen, nxt, lbd, deleted,
-                                                               lits, used, head)
+            cstart, clen, nxt, lbd, deleted, resume, lits, used = _add(learnt, size, 0, count, cstart, clen, nxt, lbd,
+                                                                       deleted, resume, lits, used, head)
             count += 1
             continue
         decisions += 1
         if decisions > max_nodes:
             return found, decisions - 1, conflicts, restarts, NODE_LIMIT, ticks
         if (decisions & PUBLISH_MASK) == 0:
-            published[0] = published[1] + decisions - 1  # made; the one being made may still find a solution
+            published[0] = published[1] + decisions - 1
             if published.shape[0] > 2:
-                published[2] = ticks  # a race's clock (``race``)
+                published[2] = ticks
             if flag[0] != 0:
                 return found, decisions - 1, conflicts, restarts, STOPPED, ticks
         trail_lim[decision_level] = size_trail
         decision_level += 1
         value = target[var] if targets else phase[var]
-        size_trail = _set(2 * var + value, decision_level, -1, assign, level, reason, trail, size_trail)
+        size_trail = _assign(2 * var + value, decision_level, NO_REASON, assign, level, reason, trail, size_trail,
+                             var_cell, var_digit, alive, places, cell_unit, cell_pos, side)
 
 
 @_helper
@@ -504,7 +513,8 @@ def _bump(var, activity, bump, heap, where):
 
 
 @_helper
-def _bump_reasons(learnt, size, reason, cstart, clen, lits, level, seen, marked, activity, bump, heap, where):
+def _bump_reasons(learnt, size, reason, level, seen, marked, activity, bump, heap, where, literals, cstart, clen, lits,
+                  variables, cells, side, cell_first, root, root_places, units):
     """Bump, once each, the variables of the reasons of the learned clause's literals (CaDiCaL's "bumpreason",
     Biere et al.): they caused the conflict too. Skipped, as there, when they are more than 10 x the clause's
     size (long reasons: bumping would blur the order). Returns the bump."""
@@ -513,10 +523,12 @@ def _bump_reasons(learnt, size, reason, cstart, clen, lits, level, seen, marked,
         seen[learnt[j] >> 1] = 1
     for j in range(size):
         r = reason[learnt[j] >> 1]
-        if r < 0:
+        if r == NO_REASON:
             continue
-        for i in range(cstart[r], cstart[r] + clen[r]):
-            var = lits[i] >> 1
+        length = _literals(r, learnt[j] >> 1, literals, cstart, clen, lits, variables, cells, side, cell_first, root,
+                           root_places, units)
+        for i in range(length):
+            var = literals[i] >> 1
             if seen[var] == 0 and level[var] > 0:
                 seen[var] = 1
                 marked[extra] = var
@@ -546,7 +558,8 @@ def _keep_target(trail, quiet, target, target_length):
 
 
 @_helper
-def _implied(var, abstract, seen, level, reason, cstart, clen, lits, stack, marked, cleared):
+def _implied(var, abstract, seen, level, reason, stack, marked, cleared, literals, cstart, clen, lits, variables, cells,
+             side, cell_first, root, root_places, units):
     """(whether ``var``'s literal is implied by the clause's (``seen``) literals through reasons, the new count of
     ``marked``): MiniSat's recursive minimization (Sörensson & Biere 2009); the variables proven implied stay
     marked (``seen``, listed in ``marked``), a failed search unmarks its own."""
@@ -556,12 +569,13 @@ def _implied(var, abstract, seen, level, reason, cstart, clen, lits, stack, mark
     while size > 0:
         size -= 1
         v = stack[size]
-        r = reason[v]
-        for i in range(cstart[r], cstart[r] + clen[r]):
-            u = lits[i] >> 1
+        length = _literals(reason[v], v, literals, cstart, clen, lits, variables, cells, side, cell_first, root,
+                           root_places, units)
+        for i in range(length):
+            u = literals[i] >> 1
             if u == v or seen[u] or level[u] == 0:
                 continue
-            if reason[u] >= 0 and (abstract >> (level[u] & 63)) & 1:
+            if reason[u] != NO_REASON and (abstract >> (level[u] & 63)) & 1:
                 seen[u] = 1
                 stack[size] = u
                 size += 1
@@ -574,37 +588,27 @@ def _implied(var, abstract, seen, level, reason, cstart, clen, lits, stack, mark
     return True, cleared
 
 
-@_helper
-def _set(lit, at, why, assign, level, reason, trail, size_trail):
-    """Make ``lit`` true at level ``at`` because of clause ``why`` (-1: a decision or level 0); the new trail size."""
-    var = lit >> 1
-    assign[var] = 1 - (lit & 1)
-    level[var] = at
-    reason[var] = why
-    trail[size_trail] = lit
-    return size_trail + 1
-
-
 @numba.njit(cache=True, nogil=True)
-def _add(learnt, size, levels, count, cstart, clen, nxt, lbd, deleted, lits, used, head):
+def _add(learnt, size, levels, count, cstart, clen, nxt, lbd, deleted, resume, lits, used, head):
     """Clause ``count``: ``learnt[:size]``, its first two literals watched. Returns the arrays (grown if need be)
     and the literals used."""
     if count == cstart.shape[0]:
-        cstart, clen, nxt, lbd, deleted = _more_clauses(cstart, clen, nxt, lbd, deleted)
+        cstart, clen, nxt, lbd, deleted, resume = _more_clauses(cstart, clen, nxt, lbd, deleted, resume)
     lits = _grow(lits, used + size)
     cstart[count] = used
     clen[count] = size
     lbd[count] = levels
+    resume[count] = 2
     lits[used:used + size] = learnt[:size]
     for k in range(2):
         node = 2 * count + k
         nxt[node] = head[learnt[k]]
         head[learnt[k]] = node
-    return cstart, clen, nxt, lbd, deleted, lits, used + size
+    return cstart, clen, nxt, lbd, deleted, resume, lits, used + size
 
 
 @numba.njit(cache=True, nogil=True)
-def _more_clauses(cstart, clen, nxt, lbd, deleted):
+def _more_clauses(cstart, clen, nxt, lbd, deleted, resume):
     grown = 2 * cstart.shape[0]
     more = np.full(2 * grown, -1, dtype=np.int64)
     more[:nxt.shape[0]] = nxt
@@ -612,7 +616,7 @@ def _more_clauses(cstart, clen, nxt, lbd, deleted):
     # memory held (a learned clause dropped at random: the search was not a function of the seed once it grew)
     kept = np.zeros(grown, dtype=deleted.dtype)
     kept[:deleted.shape[0]] = deleted
-    return _grow(cstart, grown), _grow(clen, grown), more, _grow(lbd, grown), kept
+    return _grow(cstart, grown), _grow(clen, grown), more, _grow(lbd, grown), kept, _grow(resume, grown)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -640,7 +644,8 @@ def _reduce(lbd, deleted, original, count, reason, cstart, clen, lits, used):
         deleted[candidates[order[j]]] = 1
     if original == count:
         return used
-    # the learned clauses' literals follow the CNF's, clause after clause: move the kept ones down
+    # the learned clauses' literals follow those of the clauses before ``original``, clause after clause: move the
+    # kept ones down
     end = cstart[original]
     for c in range(original, count):
         if deleted[c]:
@@ -655,15 +660,18 @@ def _reduce(lbd, deleted, original, count, reason, cstart, clen, lits, used):
 
 
 @_helper
-def _undo(trail, keep, size_trail, phase, assign, reason, heap, where, activity, heap_size):
-    """Unset the trail back to ``keep`` literals, saving each variable's phase and putting it back in the
-    heap. Returns (trail size, heap size)."""
+def _undo(trail, keep, size_trail, phase, assign, reason, heap, where, activity, heap_size, var_cell, var_digit, alive,
+          places, cell_unit, cell_pos, side):
+    """Unset the trail back to ``keep`` literals, saving each variable's phase, giving an exclusion's bits back to
+    the masks and putting the variable back in the heap. Returns (trail size, heap size)."""
     while size_trail > keep:
         size_trail -= 1
         var = trail[size_trail] >> 1
         phase[var] = trail[size_trail] & 1
+        if assign[var] == 0:
+            _restore(var, var_cell, var_digit, alive, places, cell_unit, cell_pos, side)
         assign[var] = UNSET
-        reason[var] = -1
+        reason[var] = NO_REASON
         if where[var] < 0:
             heap[heap_size] = var
             where[var] = heap_size
@@ -704,10 +712,10 @@ def race(cand, units, limit, max_nodes, halt, key0, key1, features, searches, ma
     winner's first solution goes to ``masks``.
 
     The answer is that of the search that decides (a count it has finished, or a proof of none) within the fewest
-    ticks (the work counted by ``cdcl``: watch nodes visited and literals scanned, which track its time), the lower
-    number among equals: a function of the seed and ``searches``, not of timing. A search still running once its
-    published ticks pass the best answer's can only decide later, and is stopped; until then it runs on, the
-    price of that determinism. ``halt[0]`` stops them all (outcome STOPPED); with no answer and no stop,
+    ticks (the work counted by ``cdcl``: candidates struck, watch nodes visited and literals scanned, which track its
+    time), the lower number among equals: a function of the seed and ``searches``, not of timing. A search still
+    running once its published ticks pass the best answer's can only decide later, and is stopped; until then it
+    runs on, the price of that determinism. ``halt[0]`` stops them all (outcome STOPPED); with no answer and no stop,
     NODE_LIMIT (``max_nodes`` decisions in each). Without an answer the counts are search 0's."""
     import threading
 

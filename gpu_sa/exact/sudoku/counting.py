@@ -29,8 +29,11 @@ ALL_FEATURES = (BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL | CLAUSES | SHO
 # conflict than they save (bench/RESULTS.md, issue 25's ablation); from 36x36 on they make the search.
 DEFAULT_FEATURES = {2: 0, 3: 0, 4: 0, 5: CLAUSES | SHORT_RESTARTS | SAVED_PHASES | LOCAL_MINIMIZATION}
 DEFAULT_LARGE = CLAUSES
-# The CDCL search's CNF is built only below this many literals (an empty 64x64 grid's would have 67 million:
-# half a gigabyte); above it, the restarts go on instead.
+# The CDCL search runs only where the direct CNF of its root (``cnf_literals``) is below this many literals; above
+# it, on the nearly empty 49x49 and 64x64 grids that the first descent did not fill, the restarts go on instead.
+# It was set when the CDCL stored that CNF (an empty 64x64's: 67 million literals, half a gigabyte); the grid's
+# constraints are now implicit (``implicit``), but the CDCL has not been shown to do better there: on an empty
+# 64x64 it made 20,000 decisions in 33 s without a solution (bench/RESULTS.md, thirteenth session).
 CNF_LITERALS_LIMIT = 8_000_000
 
 
@@ -135,8 +138,8 @@ def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit,
                      features, published=None, searches=1) -> ExactResult:
     """CLAUSES: first the seed's deterministic search with a budget of one whole descent (the empty cells +
     ``base_nodes``): a puzzle it fills without backtracking, an empty grid of any order among them, is answered
-    there without building a CNF; if it does not decide, the CDCL search (``clauses.learned_search``) with what is
-    left of the budgets, or the restarts when the CNF would be too large (``CNF_LITERALS_LIMIT``). A later call
+    there without starting the CDCL; if it does not decide, the CDCL search (``clauses.learned_search``) with what is
+    left of the budgets, or the restarts on a nearly empty grid (``CNF_LITERALS_LIMIT``). A later call
     with ``first_restart`` >= 1 (``resume_at`` of a call that gave up) skips the descent; the CDCL search starts
     again from its root."""
     start = time.perf_counter()
@@ -154,7 +157,7 @@ def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit,
         return ExactResult(solutions=0, solution=None, nodes=nodes, seconds=time.perf_counter() - start, gave_up=True,
                            timed_out=True, restarts=1, seed=seed, resume_at=1)
     cand = root
-    if cand is None:  # the CNF is built from the rules' fixpoint: its size is measured there (49x49 at 40 % givens:
+    if cand is None:  # the CDCL starts from the rules' fixpoint: the size is measured there (49x49 at 40 % givens:
         propagated = propagate(givens, order)  # 9.8 million literals from the givens alone, 1.1 million there)
         cand = (initial_candidates(givens, order) if propagated.contradiction else
                 np.ascontiguousarray(propagated.candidates, dtype=np.uint64))
@@ -170,8 +173,9 @@ def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit,
 
 
 def cnf_literals(cand, order: int) -> int:
-    """Literals of the CNF ``clauses`` would build from ``cand``: "exactly one" over each free cell's k digits
-    and each unit's digit's k places costs k + k (k - 1) literals."""
+    """Literals of the direct CNF of ``cand`` (which the CDCL search stored before its constraints were made
+    implicit): "exactly one" over each free cell's k digits and each unit's digit's k places costs k + k (k - 1)
+    literals. A measure of the search's size (``CNF_LITERALS_LIMIT``, ``gpu_sa.portfolio``'s slices)."""
     side = order * order
     bits = ((cand[:, None] >> np.arange(side, dtype=np.uint64)) & np.uint64(1)).astype(np.int64)  # cells x digits
     free = bits.sum(axis=1) > 1
