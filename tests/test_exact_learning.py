@@ -38,6 +38,35 @@ def test_counts_equal_the_deterministic_counts(name):
     assert counts == {0, 1, 2}
 
 
+@pytest.mark.parametrize("features", [0, MINISAT_STYLE & ~CLAUSES])
+def test_the_clause_learning_counts_from_a_root_the_rules_never_saw(features):
+    """``cdcl`` straight from the givens' candidates: a given's digit still a candidate of its peers, a cell or a
+    unit's digit with one place left (``implicit.level_zero`` settles them before the first decision), wrong givens,
+    a grid full of givens. Its counts (limit 50) equal the deterministic search's."""
+    from gpu_sa.exact.sudoku.board import initial_candidates, tables
+    from gpu_sa.exact.sudoku.clauses import cdcl, noise
+
+    counts = set()
+    for order, count in ((2, 30), (3, 24), (4, 6)):
+        _, units, _, _ = tables(order)
+        cases = list(_cases(order, count, seed=order + 7))
+        full = exact.count_solutions(cases[0], order, limit=1).solution
+        if full is not None:
+            cases += [full, np.where(np.arange(full.size) == 0, (full + 1) % (order * order), full)]
+        for givens in cases:
+            cand = initial_candidates(givens, order)
+            masks = np.zeros(cand.shape[0], dtype=np.uint64)
+            answer = cdcl(cand, units, 50, 10 ** 9, np.zeros(1, np.uint8), noise(cand.size * order ** 2, 3, 4),
+                          masks, features, np.zeros(3, np.int64))
+            reference = exact.count_solutions(givens, order, limit=50)
+            assert answer[0] == reference.solutions and answer[4] == 0, (order, givens)
+            if answer[0]:
+                digits = np.array([int(mask).bit_length() - 1 for mask in masks])
+                assert parse(write(givens, order, "numbers"))[0].check(digits) == []
+            counts.add(min(answer[0], 2))
+    assert counts == {0, 1, 2}
+
+
 @pytest.mark.parametrize("name", ["learning", "clauses"])
 def test_the_answer_depends_on_the_seed_only(name):
     """Learning carried across restarts (weights, phases: restart i learns from restarts up to i - LAG) gives the
