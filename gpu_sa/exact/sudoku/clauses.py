@@ -3,13 +3,12 @@
 The root (the propagation's fixpoint, ``consistency.strengthened``) gives the variables: one per free cell and
 candidate digit ("cell holds digit"). The grid's constraints ("exactly one" per cell and per unit and digit) are
 not written out as clauses: ``implicit`` keeps them as bitmasks and names the clause behind each implication on
-demand, so only the learned clauses are stored (two watched literals, a search for the next watch that resumes
-where the last one stopped: Gent 2013). The search is CDCL (as in MiniSat, Eén & Sörensson 2003): unit
-propagation, a conflict analysed back to its first unique implication point, the learned clause minimized
-(recursively, Sörensson & Biere 2009) and added, and the search sent back (non-chronologically) to the level
-where that clause asserts a literal; variables ordered by activity (VSIDS: bumped in every conflict, decaying),
-with the variables of the learned clause's reasons bumped too. The rest is CaDiCaL's stable mode (Biere &
-Fleury 2020), the mode its ``--sat`` setting keeps: decisions take the target phases (each variable's value in
+demand, so only the learned clauses are stored (two watched literals). The search is CDCL (as in MiniSat, Eén &
+Sörensson 2003): unit propagation, a conflict analysed back to its first unique implication point, the learned
+clause minimized (recursively, Sörensson & Biere 2009) and added, and the search sent back (non-chronologically) to
+the level where that clause asserts a literal; variables ordered by activity (VSIDS: bumped in every conflict,
+decaying), with the variables of the learned clause's reasons bumped too. The rest is CaDiCaL's stable mode (Biere
+& Fleury 2020), the mode its ``--sat`` setting keeps: decisions take the target phases (each variable's value in
 the longest conflict-free trail so far) and restarts come after Luby(i) x 1,024 conflicts, keeping everything
 learned. Together they cut the conflicts of the 36x36 instances at 45 % about twentyfold and solve the 49x49 at
 40 % in seconds (bench/RESULTS.md, issue 25); each can be taken out for the ablation (``SHORT_RESTARTS``,
@@ -130,8 +129,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
         return 0, 0, 0, 0, COMPLETE, 0
     root_places = places.copy()  # the reasons' literals: the places at the root
     alive = root.copy()
-    # the learned clauses: starts/lengths into ``lits``, two watch nodes each, where the last search for a watch
-    # stopped (``resume``)
+    # the learned clauses: starts/lengths into ``lits``, two watch nodes each
     capacity = 1024
     cstart = np.empty(capacity, dtype=np.int64)
     clen = np.empty(capacity, dtype=np.int64)
@@ -141,7 +139,6 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
     head = np.full(2 * variables, -1, dtype=np.int64)
     lbd = np.zeros(capacity, dtype=np.int64)  # distinct levels (0: never deleted)
     deleted = np.zeros(capacity, dtype=np.uint8)
-    resume = np.full(capacity, 2, dtype=np.int64)
     assign = np.full(variables, UNSET, dtype=np.int8)
     level = np.zeros(variables, dtype=np.int64)
     reason = np.full(variables, NO_REASON, dtype=np.int64)
@@ -263,8 +260,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                                                  cell_unit, cell_pos, side)
                 if conflict != NO_REASON:
                     break
-            # the learned clauses watching the literal made false (two watched literals; the search for a new watch
-            # starts where the clause's last one stopped, ``resume``: Gent 2013)
+            # the learned clauses watching the literal made false (two watched literals)
             false_lit = lit ^ 1
             previous = -1
             node = head[false_lit]
@@ -287,18 +283,12 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                     node = following
                     continue
                 moved = False
-                length = clen[c]
-                start = resume[c]
-                if start >= length:
-                    start = 2
-                j = start
-                while length > 2:
+                for j in range(base + 2, base + clen[c]):
                     ticks += 1
-                    candidate = lits[base + j]
+                    candidate = lits[j]
                     if _value(assign, candidate) != 0:
-                        resume[c] = j
                         lits[base + k] = candidate
-                        lits[base + j] = false_lit
+                        lits[j] = false_lit
                         if previous < 0:
                             head[false_lit] = following
                         else:
@@ -306,11 +296,6 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                         nxt[node] = head[candidate]
                         head[candidate] = node
                         moved = True
-                        break
-                    j += 1
-                    if j == length:
-                        j = 2
-                    if j == start:
                         break
                 if moved:
                     node = following
@@ -336,7 +321,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
             lit = -1
             index = size_trail - 1
             c = conflict
-            about = conflict_var
+            about = conflict_var  # the variable whose clause ``c`` is (a "not both" names its other one from it)
             while True:
                 n = _literals(c, about, literals, cstart, clen, lits, variables, cells, side, cell_first, root,
                               root_places, units)
@@ -377,8 +362,8 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                     redundant = False
                 elif recursive:
                     redundant, cleared = _implied(q >> 1, abstract, seen, level, reason, stack, marked, cleared,
-                                                  literals, cstart, clen, lits, variables, cells, side, cell_first, root,
-                                                  root_places, units)
+                                                  literals, cstart, clen, lits, variables, cells, side, cell_first,
+                                                  root, root_places, units)
                 else:
                     redundant = True
                     n = _literals(reason[q >> 1], q >> 1, literals, cstart, clen, lits, variables, cells, side,
@@ -419,8 +404,8 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                 size_trail = _assign(learnt[0], 0, NO_REASON, assign, level, reason, trail, size_trail, var_cell,
                                      var_digit, alive, places, cell_unit, cell_pos, side)
                 continue
-            cstart, clen, nxt, lbd, deleted, resume, lits, used = _add(learnt, size, levels, count, cstart, clen, nxt,
-                                                                       lbd, deleted, resume, lits, used, head)
+            cstart, clen, nxt, lbd, deleted, lits, used = _add(learnt, size, levels, count, cstart, clen, nxt, lbd,
+                                                               deleted, lits, used, head)
             size_trail = _assign(learnt[0], decision_level, count, assign, level, reason, trail, size_trail,
                                  var_cell, var_digit, alive, places, cell_unit, cell_pos, side)
             count += 1
@@ -478,8 +463,8 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                                      var_digit, alive, places, cell_unit, cell_pos, side)
                 continue
             # LBD 0: a clause that excludes a solution is never deleted
-            cstart, clen, nxt, lbd, deleted, resume, lits, used = _add(learnt, size, 0, count, cstart, clen, nxt, lbd,
-                                                                       deleted, resume, lits, used, head)
+            cstart, clen, nxt, lbd, deleted, lits, used = _add(learnt, size, 0, count, cstart, clen, nxt, lbd, deleted,
+                                                               lits, used, head)
             count += 1
             continue
         decisions += 1
@@ -589,26 +574,25 @@ def _implied(var, abstract, seen, level, reason, stack, marked, cleared, literal
 
 
 @numba.njit(cache=True, nogil=True)
-def _add(learnt, size, levels, count, cstart, clen, nxt, lbd, deleted, resume, lits, used, head):
+def _add(learnt, size, levels, count, cstart, clen, nxt, lbd, deleted, lits, used, head):
     """Clause ``count``: ``learnt[:size]``, its first two literals watched. Returns the arrays (grown if need be)
     and the literals used."""
     if count == cstart.shape[0]:
-        cstart, clen, nxt, lbd, deleted, resume = _more_clauses(cstart, clen, nxt, lbd, deleted, resume)
+        cstart, clen, nxt, lbd, deleted = _more_clauses(cstart, clen, nxt, lbd, deleted)
     lits = _grow(lits, used + size)
     cstart[count] = used
     clen[count] = size
     lbd[count] = levels
-    resume[count] = 2
     lits[used:used + size] = learnt[:size]
     for k in range(2):
         node = 2 * count + k
         nxt[node] = head[learnt[k]]
         head[learnt[k]] = node
-    return cstart, clen, nxt, lbd, deleted, resume, lits, used + size
+    return cstart, clen, nxt, lbd, deleted, lits, used + size
 
 
 @numba.njit(cache=True, nogil=True)
-def _more_clauses(cstart, clen, nxt, lbd, deleted, resume):
+def _more_clauses(cstart, clen, nxt, lbd, deleted):
     grown = 2 * cstart.shape[0]
     more = np.full(2 * grown, -1, dtype=np.int64)
     more[:nxt.shape[0]] = nxt
@@ -616,7 +600,7 @@ def _more_clauses(cstart, clen, nxt, lbd, deleted, resume):
     # memory held (a learned clause dropped at random: the search was not a function of the seed once it grew)
     kept = np.zeros(grown, dtype=deleted.dtype)
     kept[:deleted.shape[0]] = deleted
-    return _grow(cstart, grown), _grow(clen, grown), more, _grow(lbd, grown), kept, _grow(resume, grown)
+    return _grow(cstart, grown), _grow(clen, grown), more, _grow(lbd, grown), kept
 
 
 @numba.njit(cache=True, nogil=True)
