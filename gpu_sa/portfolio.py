@@ -29,7 +29,7 @@ still by counts, never by seconds:
     slice k >= 1:              once the chains have made M x 2^(k-1) moves each, the search goes on for that many
                                moves >> NODES_PER_MOVE_SHIFT branches (a few percent of the chains' time on the
                                CPU); M = the larger of FIRST_SLICE_MOVES and SLICE_MOVES_PER_LITERAL x the literals
-                               of the search's CNF, the size of what a slice builds before its first branch
+                               of the grid's direct CNF (``cnf_literals``), a measure of the search's size
 
 Slice 0 runs before any move only when the rules leave at most FEW_FREE_CELLS free cells (60 % givens from
 36x36: a descent of microseconds, where the chains' tables alone take longer). It ran before any move on every
@@ -92,10 +92,12 @@ ROUNDS_MOVE = "swap"  # the annealing rounds' move below LOCAL_SEARCH_ORDER (wha
 LOCAL_SEARCH_ORDER = 6  # from 36x36 up: the local search with the search in slices (module docstring)
 LOCAL_SEARCH_MOVE = "tabu"
 FIRST_SLICE_MOVES = 1 << 18  # slice 1 after at least 262,144 moves per chain (0.2-0.3 s on the CPU)
-# A slice past 0 costs about 30 ns per literal of the CNF whatever its branches (the clause-learning search builds
-# its clauses again: 10 ms at 36x36 40 %, 340,000 literals; 90 ms at 64x64 40 %, 2.9 million), and a chain's move
-# about 1 us from 36x36 to 64x64 on the CPU, so slice 1 after one move per literal costs about 3 % of the chains'
-# time. At 64x64 40 % a fixed 262,144 made the default 1.27 x the chains' median (bench/RESULTS.md, issue 23).
+# Set when a slice past 0 cost about 30 ns per literal of the CNF whatever its branches (the clause-learning search
+# built its clauses again: 10 ms at 36x36 40 %, 340,000 literals; 90 ms at 64x64 40 %, 2.9 million) and a chain's
+# move about 1 us from 36x36 to 64x64 on the CPU: slice 1 after one move per literal cost about 3 % of the chains'
+# time, where a fixed 262,144 made the default 1.27 x the chains' median at 64x64 40 % (bench/RESULTS.md, issue 23).
+# With the grid's constraints implicit (issue 25) that fixed cost is 7-12 times smaller (64 branches: 12-20 ms
+# against 140-160 ms at 64x64 40 %, on a machine where the old one took 90 ms); the schedule was not tuned again.
 SLICE_MOVES_PER_LITERAL = 1
 # a slice's branches = its moves per chain >> 9: deep in a long run a branch of the clause-learning search costs
 # about 20 moves at 36x36 (with >> 6, auto took 1.7x the chains' time on a 36x36 at 50 % the chains solved in
