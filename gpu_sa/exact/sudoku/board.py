@@ -62,6 +62,12 @@ def _is_single(mask):
 
 
 @numba.njit(cache=True, inline="always")
+def _bit_index(bit):
+    """The digit (or position) of a one-bit mask."""
+    return np.int64(_popcount(bit - ONE))
+
+
+@numba.njit(cache=True, inline="always")
 def _nth_bit(mask, n):
     """The ``n``-th lowest set bit of ``mask`` (0-based), as a one-bit mask."""
     for _ in range(np.int64(n)):

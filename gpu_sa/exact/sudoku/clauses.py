@@ -29,8 +29,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .board import ONE, ZERO, _is_single
-from .implicit import NO_REASON, UNSET, _assign, _index, _literals, _restore, _var, layout, level_zero
+from .board import ONE, ZERO, _bit_index, _is_single
+from .implicit import NO_REASON, UNSET, _assign, _literals, _restore, _var, layout, level_zero
 from .ordering import _philox
 
 TAG_CLAUSES = np.uint32(0x434C4155)  # "CLAU"
@@ -194,31 +194,25 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
             var = lit >> 1
             cell = var_cell[var]
             digit = var_digit[var]
+            # the four groups the literal's variable is in: its cell (g = 0: over digits) and its row, column and box
+            # (g = 1, 2, 3: the digit over the unit's places)
             if lit & 1 == 0:
-                # a placement: the cell's other digits and the digit's other places in its units become false ("not
-                # both"; a conflict where one of them is true already)
-                rest = alive[cell] & ~(ONE << np.uint64(digit))
-                while rest:
-                    ticks += 1
-                    bit = rest & (~rest + ONE)
-                    rest ^= bit
-                    w = _var(cell_first, root, cell, _index(bit))
-                    if assign[w] == 1:
-                        conflict = -2 - w
-                        conflict_var = var
-                        break
-                    size_trail = _assign(2 * w + 1, decision_level, -2 - var, assign, level, reason, trail,
-                                         size_trail, var_cell, var_digit, alive, places, cell_unit, cell_pos, side)
-                if conflict != NO_REASON:
-                    break
-                for j in range(3):
-                    u = cell_unit[cell, j]
-                    rest = places[u * side + digit] & ~(ONE << np.uint64(cell_pos[cell, j]))
+                # a placement: the other members of each group become false ("not both"; a conflict where one of them
+                # is true already)
+                for g in range(4):
+                    if g == 0:
+                        rest = alive[cell] & ~(ONE << np.uint64(digit))
+                    else:
+                        u = cell_unit[cell, g - 1]
+                        rest = places[u * side + digit] & ~(ONE << np.uint64(cell_pos[cell, g - 1]))
                     while rest:
                         ticks += 1
                         bit = rest & (~rest + ONE)
                         rest ^= bit
-                        w = _var(cell_first, root, units[u, _index(bit)], digit)
+                        if g == 0:
+                            w = _var(cell_first, root, cell, _bit_index(bit))
+                        else:
+                            w = _var(cell_first, root, units[u, _bit_index(bit)], digit)
                         if assign[w] == 1:
                             conflict = -2 - w
                             conflict_var = var
@@ -228,38 +222,34 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                                              side)
                     if conflict != NO_REASON:
                         break
-                if conflict != NO_REASON:
-                    break
             else:
-                # an exclusion: the cell, or the digit in one of its units, may have one place left (which becomes
-                # true: "at least one") or none (a conflict)
+                # an exclusion: each group ("at least one") may have one member left (which becomes true) or none (a
+                # conflict); a unit whose digit is a single of the root has no such group
                 ticks += 1
-                left = alive[cell]
-                if left == ZERO:
-                    conflict = -2 - (cells_code + cell)
-                    break
-                if _is_single(left):
-                    w = _var(cell_first, root, cell, _index(left))
-                    if assign[w] < 0:
-                        size_trail = _assign(2 * w, decision_level, -2 - (cells_code + cell), assign, level, reason,
-                                             trail, size_trail, var_cell, var_digit, alive, places, cell_unit,
-                                             cell_pos, side)
-                for j in range(3):
-                    ud = cell_unit[cell, j] * side + digit
-                    if not has_alo[ud]:
-                        continue
-                    left = places[ud]
+                for g in range(4):
+                    if g == 0:
+                        code = cells_code + cell
+                        left = alive[cell]
+                    else:
+                        ud = cell_unit[cell, g - 1] * side + digit
+                        if not has_alo[ud]:
+                            continue
+                        code = places_code + ud
+                        left = places[ud]
                     if left == ZERO:
-                        conflict = -2 - (places_code + ud)
+                        conflict = -2 - code
                         break
                     if _is_single(left):
-                        w = _var(cell_first, root, units[cell_unit[cell, j], _index(left)], digit)
+                        if g == 0:
+                            w = _var(cell_first, root, cell, _bit_index(left))
+                        else:
+                            w = _var(cell_first, root, units[cell_unit[cell, g - 1], _bit_index(left)], digit)
                         if assign[w] < 0:
-                            size_trail = _assign(2 * w, decision_level, -2 - (places_code + ud), assign, level,
-                                                 reason, trail, size_trail, var_cell, var_digit, alive, places,
-                                                 cell_unit, cell_pos, side)
-                if conflict != NO_REASON:
-                    break
+                            size_trail = _assign(2 * w, decision_level, -2 - code, assign, level, reason, trail,
+                                                 size_trail, var_cell, var_digit, alive, places, cell_unit, cell_pos,
+                                                 side)
+            if conflict != NO_REASON:
+                break
             # the learned clauses watching the literal made false (two watched literals)
             false_lit = lit ^ 1
             previous = -1
@@ -269,7 +259,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                 c = node >> 1
                 k = node & 1
                 following = nxt[node]
-                if deleted[c]:
+                if deleted[c]:  # dropped by a reduction: its watch goes now
                     if previous < 0:
                         head[false_lit] = following
                     else:
@@ -314,6 +304,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                 return found, decisions, conflicts, restarts, STOPPED, ticks
             if decision_level == 0:
                 return found, decisions, conflicts, restarts, COMPLETE, ticks
+            # the levels below this one were free of conflict
             target_length = _keep_target(trail, trail_lim[decision_level - 1], target, target_length)
             # --- first-UIP analysis
             size = 1
@@ -349,9 +340,11 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                 c = reason[lit >> 1]
                 about = lit >> 1
             learnt[0] = lit ^ 1
+            # minimization: a literal implied by the clause's other literals through reasons adds nothing (recursive:
+            # Sörensson & Biere 2009; local: a literal whose reason's other literals are all in the clause)
             kept = 1
             cleared = 0
-            abstract = 0
+            abstract = 0  # a bit per level (modulo 64) of the clause's literals: a reason outside them cannot help
             for j in range(1, size):
                 abstract |= 1 << (level[learnt[j] >> 1] & 63)
                 marked[cleared] = learnt[j] >> 1
@@ -395,11 +388,13 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                 bump = _bump_reasons(learnt, size, reason, level, seen, marked, activity, bump, heap, where, literals,
                                      cstart, clen, lits, variables, cells, side, cell_first, root, root_places, units)
             bump *= 1.0 / DECAY
+            # --- back to level ``back``
             size_trail, heap_size = _undo(trail, trail_lim[back], size_trail, phase, assign, reason, heap, where,
                                           activity, heap_size, var_cell, var_digit, alive, places, cell_unit,
                                           cell_pos, side)
             qhead = size_trail
             decision_level = back
+            # --- the learned clause
             if size == 1:
                 size_trail = _assign(learnt[0], 0, NO_REASON, assign, level, reason, trail, size_trail, var_cell,
                                      var_digit, alive, places, cell_unit, cell_pos, side)
@@ -409,11 +404,12 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
             size_trail = _assign(learnt[0], decision_level, count, assign, level, reason, trail, size_trail,
                                  var_cell, var_digit, alive, places, cell_unit, cell_pos, side)
             count += 1
-            if conflicts >= next_reduce:
+            if conflicts >= next_reduce:  # now, not at the next restart: restarts are rare (Luby x 1,024)
                 next_reduce = conflicts + REDUCE_FIRST + REDUCE_MORE * reductions
                 reductions += 1
-                used = _reduce(lbd, deleted, 0, count, reason, cstart, clen, lits, used)
+                used = _reduce(lbd, deleted, 0, count, reason, cstart, clen, lits, used)  # 0: all are learned
             continue
+        # --- no conflict: restart, or decide, or a solution
         if since_restart >= restart_at:
             since_restart = 0
             restarts += 1
@@ -430,7 +426,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
         while heap_size > 0:
             top = heap[0]
             heap_size -= 1
-            where[top] = -1
+            where[top] = -1  # outside the heap
             if heap_size > 0:
                 heap[0] = heap[heap_size]
                 where[heap[0]] = 0
@@ -439,6 +435,7 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                 var = top
                 break
         if var < 0:
+            # every variable set, no conflict: a solution
             if found == 0:
                 solution[:] = cand
                 for v in range(variables):
@@ -447,12 +444,14 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
             found += 1
             if found >= limit:
                 return found, decisions, conflicts, restarts, COMPLETE, ticks
+            # exclude it: the clause "some decision differs" (the negation of the true decisions' literals)
             size = 0
             for j in range(decision_level):
                 learnt[size] = trail[trail_lim[j]] ^ 1
                 size += 1
             if size == 0:
-                return found, decisions, conflicts, restarts, COMPLETE, ticks
+                return found, decisions, conflicts, restarts, COMPLETE, ticks  # forced at level 0: it is the only one
+            # back to level 0 and add the clause: its literals are then all unset (decisions of levels >= 1)
             size_trail, heap_size = _undo(trail, trail_lim[0], size_trail, phase, assign, reason, heap, where,
                                           activity, heap_size, var_cell, var_digit, alive, places, cell_unit,
                                           cell_pos, side)
@@ -471,9 +470,9 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
         if decisions > max_nodes:
             return found, decisions - 1, conflicts, restarts, NODE_LIMIT, ticks
         if (decisions & PUBLISH_MASK) == 0:
-            published[0] = published[1] + decisions - 1
+            published[0] = published[1] + decisions - 1  # made; the one being made may still find a solution
             if published.shape[0] > 2:
-                published[2] = ticks
+                published[2] = ticks  # a race's clock (``race``)
             if flag[0] != 0:
                 return found, decisions - 1, conflicts, restarts, STOPPED, ticks
         trail_lim[decision_level] = size_trail

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .board import DIRTY_ALL, DIRTY_ALLDIFF, DIRTY_SINGLE, ONE, ZERO, _popcount
+from .board import DIRTY_ALL, DIRTY_ALLDIFF, DIRTY_SINGLE, ONE, ZERO, _bit_index
 from .propagation import _fixpoint, _start
 
 BOX_LINE, ALLDIFF, PROBE = 1, 2, 4
@@ -99,11 +99,6 @@ def _box_line(cand, order, cell_units, dirty, pending, segments):
                                 if top < 0:
                                     return -1, 0
     return top, removed
-
-
-@numba.njit(cache=True, inline="always")
-def _bit_index(bit):
-    return np.int64(_popcount(bit - ONE))
 
 
 @numba.njit(cache=True, nogil=True)

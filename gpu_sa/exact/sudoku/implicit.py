@@ -28,25 +28,18 @@ literals written out on demand by ``_literals``:
 with V the variables and C the cells. A conflict is named the same way (a pair with both variables true
 carries the second one beside the code).
 
-Memory is a few arrays of one entry per variable, cell or unit and digit, not the CNF: at 49x49 at 50 % givens
-the search starts in a few megabytes, where the CNF alone was some 50 MB (bench/RESULTS.md, thirteenth
-session).
+Memory is a few arrays of one entry per variable, cell or unit and digit, not the CNF: at 49x49 at 50 % givens a
+process running the search held 17-27 MB less than with the CNF (bench/RESULTS.md, thirteenth session).
 """
 from __future__ import annotations
 
 import numba
 import numpy as np
 
-from .board import ONE, ZERO, _is_single, _popcount
+from .board import ONE, ZERO, _bit_index, _is_single, _popcount
 
 NO_REASON = -1
 UNSET = np.int8(-1)
-
-
-@numba.njit(cache=True, inline="always")
-def _index(bit):
-    """The digit (or position) of a one-bit mask."""
-    return np.int64(_popcount(bit - ONE))
 
 
 @numba.njit(cache=True, inline="always")
@@ -60,8 +53,8 @@ def layout(cand, units):
     """The variables and masks of the root ``cand`` (module docstring): (variables, cell_unit, cell_pos, root,
     cell_first, var_cell, var_digit, places, has_alo). ``cell_unit[cell, kind]``, ``cell_pos[cell, kind]``: the
     cell's row, column and box (``units`` lists side rows, then side columns, then side boxes) and its place in
-    each; ``root``: the free cells' candidates (0 for a single); ``has_alo[ud]``: 0 where no single of the unit
-    holds the digit, so that "digit somewhere" is the unit's to say. ``variables`` is -1 when a cell has no
+    each; ``root``: the free cells' candidates (0 for a single); ``has_alo[ud]``: 0 where a single of the unit
+    holds the digit (placed already: the unit has no "digit somewhere" to say), else 1. ``variables`` is -1 when a cell has no
     candidate."""
     cells = cand.shape[0]
     side = units.shape[1]
@@ -93,7 +86,7 @@ def layout(cand, units):
             bit = rest & (~rest + ONE)
             rest ^= bit
             var_cell[v] = cell
-            var_digit[v] = _index(bit)
+            var_digit[v] = _bit_index(bit)
             v += 1
     places = np.zeros(unit_count * side, dtype=np.uint64)
     has_alo = np.ones(unit_count * side, dtype=np.uint8)
@@ -101,12 +94,12 @@ def layout(cand, units):
         for k in range(side):
             mask = cand[units[u, k]]
             if _is_single(mask):
-                has_alo[u * side + _index(mask)] = 0
+                has_alo[u * side + _bit_index(mask)] = 0
             rest = root[units[u, k]]
             while rest:
                 bit = rest & (~rest + ONE)
                 rest ^= bit
-                places[u * side + _index(bit)] |= ONE << np.uint64(k)
+                places[u * side + _bit_index(bit)] |= ONE << np.uint64(k)
     return (-1 if empty else variables), cell_unit, cell_pos, root, cell_first, var_cell, var_digit, places, has_alo
 
 
@@ -170,7 +163,7 @@ def _literals(code, var, out, cstart, clen, lits, variables, cells, side, cell_f
     while rest:
         bit = rest & (~rest + ONE)
         rest ^= bit
-        out[size] = 2 * _var(cell_first, root, units[u, _index(bit)], digit)
+        out[size] = 2 * _var(cell_first, root, units[u, _bit_index(bit)], digit)
         size += 1
     return size
 
@@ -192,12 +185,12 @@ def level_zero(cand, units, variables, root, cell_first, places, has_alo, assign
             if singles & mask:
                 return -1
             singles |= mask
-            digit = _index(mask)
+            digit = _bit_index(mask)
             rest = places[u * side + digit]
             while rest:
                 bit = rest & (~rest + ONE)
                 rest ^= bit
-                v = _var(cell_first, root, units[u, _index(bit)], digit)
+                v = _var(cell_first, root, units[u, _bit_index(bit)], digit)
                 if assign[v] < 0:
                     size_trail = _assign(2 * v + 1, 0, NO_REASON, assign, level, reason, trail, size_trail, var_cell,
                                          var_digit, alive, places, cell_unit, cell_pos, side)
@@ -207,7 +200,7 @@ def level_zero(cand, units, variables, root, cell_first, places, has_alo, assign
         if alive[cell] == ZERO:
             return -1
         if _is_single(alive[cell]):
-            v = _var(cell_first, root, cell, _index(alive[cell]))
+            v = _var(cell_first, root, cell, _bit_index(alive[cell]))
             if assign[v] < 0:
                 size_trail = _assign(2 * v, 0, NO_REASON, assign, level, reason, trail, size_trail, var_cell,
                                      var_digit, alive, places, cell_unit, cell_pos, side)
@@ -218,7 +211,7 @@ def level_zero(cand, units, variables, root, cell_first, places, has_alo, assign
             return -1
         if _is_single(places[ud]):
             u = ud // side
-            v = _var(cell_first, root, units[u, _index(places[ud])], ud - u * side)
+            v = _var(cell_first, root, units[u, _bit_index(places[ud])], ud - u * side)
             if assign[v] < 0:
                 size_trail = _assign(2 * v, 0, NO_REASON, assign, level, reason, trail, size_trail, var_cell,
                                      var_digit, alive, places, cell_unit, cell_pos, side)
