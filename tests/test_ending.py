@@ -21,7 +21,8 @@ ALL_SIGNALS = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
 
 def _start(*args, stdin=None, **popen):
     environment = dict(os.environ, PYTHONPATH=str(ROOT))
-    process = subprocess.Popen([sys.executable, "-m", "gpu_sa", *map(str, args)], stdin=subprocess.PIPE,
+    # bufsize=0: _line must not read ahead into a buffer that communicate() (which reads the descriptor) skips
+    process = subprocess.Popen([sys.executable, "-m", "gpu_sa", *map(str, args)], stdin=subprocess.PIPE, bufsize=0,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment, cwd=ROOT, **popen)
     if stdin is not None:
         process.stdin.write(stdin.encode())
@@ -31,7 +32,11 @@ def _start(*args, stdin=None, **popen):
 
 
 def _line(stream, timeout=120.0) -> bytes:
-    """The next line of a child's output, or a failure (never a hung test) after ``timeout`` seconds."""
+    """The next line of a child's output, or a failure (never a hung test) after ``timeout`` seconds.
+
+    ``stream`` must be unbuffered (``bufsize=0``): a buffered reader may take the start of the next line
+    along with this one, and ``communicate()`` then reads on from the descriptor without it (CI saw a
+    record cut in two that way)."""
     import select
 
     ready, _, _ = select.select([stream], [], [], timeout)
@@ -103,7 +108,7 @@ with ending.handling():
 
 
 def test_the_flag_is_set_while_compiled_code_runs_and_a_second_signal_aborts():
-    process = subprocess.Popen([sys.executable, "-c", WATCHED], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    process = subprocess.Popen([sys.executable, "-c", WATCHED], stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
                                env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT)
     try:
         assert _line(process.stdout) == b"spinning\n"
