@@ -25,14 +25,115 @@ def cuda_env():
     return env
 
 
+# Three slow checks run as processes of their own, independent of everything else in the session: the bit-exact
+# cases on the cuda backend (numba's simulator in CI), bench/gpu.sh's smoke report and the SASS of every kernel
+# (about 80 s together on CI's 2 cores). They start one after the other in a background thread as soon as
+# collection ends, on the core the single-threaded session leaves idle, and the test files that read them run
+# last. A job starts only when a collected test needs its fixture (``pytest tests/test_cli.py`` starts none).
+def _gpu_report_job(folder):
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    env.pop("OUT", None)
+    return ["bash", str(ROOT / "bench" / "gpu.sh"), "--smoke", "--stages", "sass,throughput,tts",
+            "--out", str(folder / "report.md"), "--commit", "abc1234"], env
+
+
+def _sass_job(folder):
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return [sys.executable, str(ROOT / "bench" / "sass.py"), "--cc", "9.0", "--json", "--dump", str(folder)], env
+
+
+BACKGROUND_JOBS = {  # fixture -> (folder -> (command, environment)); run in this order
+    "cuda_results": lambda folder: ([sys.executable, str(ROOT / "tests" / "cuda_worker.py"), str(folder)], cuda_env()),
+    "smoke_report": _gpu_report_job,
+    "sass_run": _sass_job,
+}
+
+
+class Background:
+    """The jobs of BACKGROUND_JOBS that this session needs, run in turn by one thread; ``result(name)`` waits."""
+
+    def __init__(self, names):
+        import tempfile
+        import threading
+
+        self.root = Path(tempfile.mkdtemp(prefix="gpu-sa-tests-"))
+        self.names, self.done, self.process, self.stopping = list(names), {}, None, False
+        self.finished = {name: threading.Event() for name in self.names}
+        self.thread = threading.Thread(target=self._run_all, name="background-checks", daemon=True)
+        self.thread.start()
+
+    def _run_all(self):
+        for name in self.names:
+            folder = self.root / name
+            folder.mkdir()
+            command, env = BACKGROUND_JOBS[name](folder)
+            with open(self.root / f"{name}.out", "wb") as out, open(self.root / f"{name}.err", "wb") as err:
+                if not self.stopping:
+                    self.process = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=ROOT)
+                    try:
+                        self.process.wait(timeout=900)
+                    except subprocess.TimeoutExpired:
+                        self.process.kill()
+                        self.process.wait()
+            self.done[name] = (self.process.returncode if self.process else None)
+            self.finished[name].set()
+
+    def result(self, name):
+        """(folder, standard output) of a job that succeeded, or a failure with the end of its standard error."""
+        self.finished[name].wait()
+        error = (self.root / f"{name}.err").read_text(errors="replace")
+        assert self.done[name] == 0, f"{name}: exit {self.done[name]}\n{error[-3000:]}"
+        return self.root / name, (self.root / f"{name}.out").read_text()
+
+    def stop(self):
+        import shutil
+
+        self.stopping = True
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+        self.thread.join(timeout=30)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+_background = []
+
+
+def background_result(name):
+    """The result of background job ``name``, started at the end of collection (or now, for a test run alone)."""
+    if not _background:
+        _background.append(Background([name]))
+    elif name not in _background[0].names:
+        pytest.fail(f"background job {name} was not started: a test needs it that collection did not see")
+    return _background[0].result(name)
+
+
+def _uses(item, name):
+    return name in getattr(item, "fixturenames", ())
+
+
+@pytest.hookimpl(trylast=True)  # after -k / -m deselection
+def pytest_collection_modifyitems(session, config, items):
+    """The files whose tests read a background job run last (whole files, so that module fixtures run once)."""
+    late = {item.path for item in items if any(_uses(item, name) for name in BACKGROUND_JOBS)}
+    items[:] = [item for item in items if item.path not in late] + [item for item in items if item.path in late]
+
+
+def pytest_collection_finish(session):
+    names = [name for name in BACKGROUND_JOBS if any(_uses(item, name) for item in session.items)]
+    if names and not _background:
+        _background.append(Background(names))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    while _background:
+        _background.pop().stop()
+
+
 @pytest.fixture(scope="session")
-def cuda_results(tmp_path_factory):
-    """Every bit-exact case run on the cuda backend (simulator in CI), in its own process."""
-    out = tmp_path_factory.mktemp("cuda")
-    done = subprocess.run([sys.executable, str(ROOT / "tests" / "cuda_worker.py"), str(out)], env=cuda_env(),
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return out
+def cuda_results():
+    """Every bit-exact case run on the cuda backend (simulator in CI), in its own process: a folder of .npz."""
+    folder, _ = background_result("cuda_results")
+    return folder
 
 
 def run_cli(*args, stdin=None, env=None, timeout=300):

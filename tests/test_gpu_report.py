@@ -6,24 +6,18 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, background_result
 
 sys.path.insert(0, str(ROOT / "bench"))
 import gpu  # noqa: E402  (bench/gpu.py)
 
 
 @pytest.fixture(scope="module")
-def smoke_report(tmp_path_factory):
+def smoke_report():
     """bench/gpu.sh --smoke under NUMBA_ENABLE_CUDASIM=1 (no GPU here; the tests stage is left out: the
-    bit-exact suite already runs the simulated kernels in this session)."""
-    out = tmp_path_factory.mktemp("gpu") / "report.md"
-    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
-    env.pop("OUT", None)
-    done = subprocess.run(["bash", str(ROOT / "bench" / "gpu.sh"), "--smoke", "--stages", "sass,throughput,tts",
-                           "--out", str(out), "--commit", "abc1234"], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return out.read_text()
+    bit-exact suite already runs the simulated kernels in this session), run in the background (conftest)."""
+    folder, _ = background_result("smoke_report")
+    return (folder / "report.md").read_text()
 
 
 def section(report, stage):

@@ -15,7 +15,7 @@ def test_python_example_runs():
                           env={"PYTHONPATH": str(ROOT), "PATH": ""})
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines()[0].startswith("True 244 462371985")
-    assert done.stdout.splitlines()[1] == "True 1575008"
+    assert done.stdout.splitlines()[1] == "True 1711892"
     assert done.stdout.splitlines()[2:4] == ["True [0, 1, 0, 3]", "1"]  # the 7x7 Shikaku's unique answer
 
 

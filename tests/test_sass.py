@@ -9,13 +9,11 @@ soon as the case passes.
 The occupancy calculator and the SASS control-flow analysis are checked first on hand-made cases,
 with no tool needed.
 """
-import contextlib
-import io
 import json
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, background_result
 
 sys.path.insert(0, str(ROOT / "bench"))
 import sass  # noqa: E402  (bench/sass.py)
@@ -316,22 +314,24 @@ def cases(check, kernels):
 
 
 @pytest.fixture(scope="module")
-def dump_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("sass")
-
-
-@pytest.fixture(scope="module")
-def reports(dump_dir):
-    """bench/sass.py --cc 9.0 --json --dump DIR, run once: {(move, kernel): its JSON object}."""
+def sass_run():
+    """bench/sass.py --cc 9.0 --json --dump DIR, run once in the background (conftest): (DIR, its output)."""
     try:
         sass.find_tools()
     except sass.ToolMissing as missing:
         pytest.skip(f"cannot compile kernels to SASS here: {missing}")
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        status = sass.main(["--cc", "9.0", "--json", "--dump", str(dump_dir)])
-    assert status == 0
-    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    return background_result("sass_run")
+
+
+@pytest.fixture(scope="module")
+def dump_dir(sass_run):
+    return sass_run[0]
+
+
+@pytest.fixture(scope="module")
+def reports(sass_run):
+    """{(move, kernel): its JSON object}."""
+    rows = [json.loads(line) for line in sass_run[1].splitlines()]
     return {(row["move"], row["kernel"]): row for row in rows}
 
 
