@@ -15,9 +15,15 @@ def cuda_mode():
     return "real" if os.environ.get("GPU_SA_TEST_REAL_CUDA") == "1" else "simulator"
 
 
-def cuda_env():
-    env = dict(os.environ)
+def python_env(base=None):
+    """``base`` (default: this process's environment) with the repository first on PYTHONPATH."""
+    env = dict(os.environ if base is None else base)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def cuda_env():
+    env = python_env()
     if cuda_mode() == "simulator":
         env["NUMBA_ENABLE_CUDASIM"] = "1"
     else:
@@ -38,8 +44,7 @@ def _gpu_report_job(folder):
 
 
 def _sass_job(folder):
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return [sys.executable, str(ROOT / "bench" / "sass.py"), "--cc", "9.0", "--json", "--dump", str(folder)], env
+    return [sys.executable, str(ROOT / "bench" / "sass.py"), "--cc", "9.0", "--json", "--dump", str(folder)], python_env()
 
 
 BACKGROUND_JOBS = {  # fixture -> (folder -> (command, environment)); run in this order
@@ -57,7 +62,7 @@ class Background:
         import threading
 
         self.root = Path(tempfile.mkdtemp(prefix="gpu-sa-tests-"))
-        self.names, self.done, self.process, self.stopping = list(names), {}, None, False
+        self.names, self.status, self.process, self.stopping = list(names), {}, None, False
         self.finished = {name: threading.Event() for name in self.names}
         self.thread = threading.Thread(target=self._run_all, name="background-checks", daemon=True)
         self.thread.start()
@@ -68,21 +73,21 @@ class Background:
             folder.mkdir()
             command, env = BACKGROUND_JOBS[name](folder)
             with open(self.root / f"{name}.out", "wb") as out, open(self.root / f"{name}.err", "wb") as err:
-                if not self.stopping:
+                if not self.stopping:  # None: never started (the session is ending)
                     self.process = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=ROOT)
                     try:
                         self.process.wait(timeout=900)
                     except subprocess.TimeoutExpired:
                         self.process.kill()
                         self.process.wait()
-            self.done[name] = (self.process.returncode if self.process else None)
+                    self.status[name] = self.process.returncode
             self.finished[name].set()
 
     def result(self, name):
         """(folder, standard output) of a job that succeeded, or a failure with the end of its standard error."""
         self.finished[name].wait()
         error = (self.root / f"{name}.err").read_text(errors="replace")
-        assert self.done[name] == 0, f"{name}: exit {self.done[name]}\n{error[-3000:]}"
+        assert self.status.get(name) == 0, f"{name}: exit {self.status.get(name)}\n{error[-3000:]}"
         return self.root / name, (self.root / f"{name}.out").read_text()
 
     def stop(self):
@@ -99,10 +104,8 @@ _background = []
 
 
 def background_result(name):
-    """The result of background job ``name``, started at the end of collection (or now, for a test run alone)."""
-    if not _background:
-        _background.append(Background([name]))
-    elif name not in _background[0].names:
+    """The result of background job ``name``, started at the end of collection (pytest_collection_finish)."""
+    if not _background or name not in _background[0].names:
         pytest.fail(f"background job {name} was not started: a test needs it that collection did not see")
     return _background[0].result(name)
 
@@ -138,10 +141,8 @@ def cuda_results():
 
 def run_cli(*args, stdin=None, env=None, timeout=300):
     """Run ``python -m gpu_sa ARGS``; returns the CompletedProcess (text)."""
-    environment = dict(os.environ if env is None else env)
-    environment["PYTHONPATH"] = str(ROOT) + os.pathsep + environment.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", "gpu_sa", *map(str, args)], input=stdin, capture_output=True,
-                          text=True, env=environment, timeout=timeout, cwd=ROOT)
+                          text=True, env=python_env(env), timeout=timeout, cwd=ROOT)
 
 
 @pytest.fixture
