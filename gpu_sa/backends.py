@@ -193,12 +193,31 @@ def cuda_device_facts() -> dict:
     device = cuda.get_current_device()
     name = device.name.decode() if isinstance(device.name, bytes) else device.name
     facts = {"name": name}
-    for attribute, key in (("MULTIPROCESSOR_COUNT", "sms"), ("MAX_THREADS_PER_MULTI_PROCESSOR", "threads_per_sm"),
-                           ("MAX_REGISTERS_PER_MULTIPROCESSOR", "registers_per_sm"),
-                           ("MAX_BLOCKS_PER_MULTIPROCESSOR", "blocks_per_sm"),
-                           ("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR", "shared_per_sm")):
-        facts[key] = int(getattr(device, attribute))
+    for key, spellings in DEVICE_ATTRIBUTES.items():
+        facts[key] = int(_device_attribute(device, spellings))
     return facts
+
+
+# facts key -> the numba-cuda Device attribute, in each spelling numba-cuda has used: it reads NAME as cuda.bindings'
+# CUdevice_attribute "CU_DEVICE_ATTRIBUTE_" + NAME (NVIDIA's enum, the only binding of numba-cuda 0.30), older
+# releases' ctypes binding had its own enum, which spells one of them MAX_THREADS_PER_MULTI_PROCESSOR. Only that
+# spelling was here at first, and it kept the first GPU this project ran on (an H200, numba-cuda 0.30.4) from being
+# used at all; tests/test_access.py checks the names against the installed enum.
+DEVICE_ATTRIBUTES = {"sms": ("MULTIPROCESSOR_COUNT",),
+                     "threads_per_sm": ("MAX_THREADS_PER_MULTIPROCESSOR", "MAX_THREADS_PER_MULTI_PROCESSOR"),
+                     "registers_per_sm": ("MAX_REGISTERS_PER_MULTIPROCESSOR",),
+                     "blocks_per_sm": ("MAX_BLOCKS_PER_MULTIPROCESSOR",),
+                     "shared_per_sm": ("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",)}
+
+
+def _device_attribute(device, spellings):
+    """The first spelling ``device`` knows (numba-cuda raises AttributeError for a name its enum lacks)."""
+    for spelling in spellings[:-1]:
+        try:
+            return getattr(device, spelling)
+        except AttributeError:
+            continue
+    return getattr(device, spellings[-1])
 
 
 def resident_blocks(*, registers: int, shared: int, threads: int, facts: dict) -> int:

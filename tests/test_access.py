@@ -172,3 +172,48 @@ def test_the_cuda_backend_caps_its_default_chains():
                               "moves.MAX_STRIDE_BYTES = 10\n"
                               "print(backend.default_chains(move), backend.max_rows(move), backend.dataset_chains(move))\n")
     assert said[:2] == [f"64 {2**32 - 1}", "9 9 9"]
+
+
+def test_device_attribute_names_are_those_numba_cuda_reads():
+    """numba-cuda reads ``device.NAME`` as cuda.bindings' CUdevice_attribute CU_DEVICE_ATTRIBUTE_NAME; a name that
+    enum lacks made the first real GPU (an H200) unusable, so the first spelling of each must be in it."""
+    from cuda.bindings.driver import CUdevice_attribute
+
+    from gpu_sa.backends import DEVICE_ATTRIBUTES
+
+    missing = [spellings[0] for spellings in DEVICE_ATTRIBUTES.values()
+               if not hasattr(CUdevice_attribute, "CU_DEVICE_ATTRIBUTE_" + spellings[0])]
+    assert missing == []
+
+
+@pytest.mark.parametrize("enum", ["nvidia", "ctypes"])
+def test_device_facts_read_either_spelling(enum, monkeypatch):
+    """cuda_device_facts reads a device that knows NVIDIA's names and one that knows the older ctypes binding's
+    (MAX_THREADS_PER_MULTI_PROCESSOR); a name neither knows raises."""
+    from numba import cuda
+
+    from gpu_sa import backends
+
+    known = {"MULTIPROCESSOR_COUNT": 132, "MAX_REGISTERS_PER_MULTIPROCESSOR": 65536,
+             "MAX_BLOCKS_PER_MULTIPROCESSOR": 32, "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR": 233472,
+             ("MAX_THREADS_PER_MULTIPROCESSOR" if enum == "nvidia" else "MAX_THREADS_PER_MULTI_PROCESSOR"): 2048}
+
+    class Device:  # like numba-cuda's Device: an attribute its enum lacks raises AttributeError
+        name = b"NVIDIA H200"
+
+        def __getattr__(self, attribute):
+            if attribute not in known:
+                raise AttributeError(f"type object 'CUdevice_attribute' has no attribute 'CU_DEVICE_ATTRIBUTE_{attribute}'")
+            return known[attribute]
+
+    monkeypatch.setattr(cuda, "get_current_device", Device)
+    backends.cuda_device_facts.cache_clear()
+    try:
+        assert backends.cuda_device_facts() == {"name": "NVIDIA H200", "sms": 132, "threads_per_sm": 2048,
+                                                "registers_per_sm": 65536, "blocks_per_sm": 32, "shared_per_sm": 233472}
+        del known["MULTIPROCESSOR_COUNT"]
+        backends.cuda_device_facts.cache_clear()
+        with pytest.raises(AttributeError, match="MULTIPROCESSOR_COUNT"):
+            backends.cuda_device_facts()
+    finally:
+        backends.cuda_device_facts.cache_clear()
