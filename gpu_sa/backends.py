@@ -454,10 +454,15 @@ def cuda_status() -> tuple[bool, bool, str]:
         name = cuda_device_facts()["name"]
     except Exception as error:
         return False, False, f"CUDA is present but unusable ({error.__class__.__name__}: {_first_line(error)})"
-    try:
-        from . import compiling, probe
+    from . import compiling
 
+    try:
         compiling.watch_cuda()  # numba-cuda's compilations are announced from here on (the probe's first)
+    except Exception:  # noqa: BLE001 - the announcement is a courtesy: an event registry numba-cuda changed again
+        pass  # (0.30 refused numba's event kind and made the first GPU unusable) must not cost the GPU itself
+    try:
+        from . import probe
+
         probe.launch()
     except Exception as error:
         return False, False, (f"CUDA GPU {name} found, but a test kernel did not compile and run "

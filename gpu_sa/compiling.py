@@ -82,11 +82,23 @@ def _listener(event_module):
 _registered: dict = {}  # event module name -> its listener, registered once per process
 
 
+def compile_event_kind(event_module) -> str:
+    """The kind under which ``event_module`` announces a compilation: "numba:compile" in numba's registry,
+    "numba-cuda:compile" in numba-cuda 0.30's, which refuses the "numba:" prefix (ValueError); an older
+    numba-cuda's copy of numba's registry kept numba's kinds. Read from the module's own built-in kinds: a name it
+    does not fire would register without error and never be called."""
+    builtin = getattr(event_module, "_builtin_kinds", frozenset())
+    for kind in ("numba-cuda:compile", "numba:compile"):
+        if kind in builtin:
+            return kind
+    return "numba:compile"
+
+
 def _register(event_module) -> None:
     with _lock:
         if event_module.__name__ not in _registered:
             _registered[event_module.__name__] = listener = _listener(event_module)
-            event_module.register("numba:compile", listener)
+            event_module.register(compile_event_kind(event_module), listener)
 
 
 @contextlib.contextmanager

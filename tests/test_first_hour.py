@@ -257,3 +257,32 @@ def test_the_examples_need_the_search_or_the_annealer(name, side, count, cli):
     status, out, err = cli("solve", path, "--seed", "1", "--json", "--quiet")
     records = [json.loads(line) for line in out.splitlines()]
     assert status == 0 and [r["answered_by"] for r in records] == ["exact"] * count
+
+
+def test_a_gpu_compilation_is_announced_under_the_kind_numba_cuda_fires():
+    """numba-cuda 0.30's event registry refuses numba's "numba:compile" (ValueError): registering it made the
+    first real GPU (an H200) unusable. In a process without the simulator (the registry the real backend uses),
+    watch_cuda registers under a kind numba-cuda fires, and a compilation event of the probe kernel is announced
+    once; a listener under any other kind would never be called."""
+    script = (
+        "from numba.cuda.core import event\n"
+        "from gpu_sa import compiling, probe\n"
+        "said = []\n"
+        "with compiling.announced(said.append):\n"
+        "    compiling.watch_cuda()\n"
+        "    kind = compiling.compile_event_kind(event)\n"
+        "    assert kind in event._builtin_kinds, kind\n"
+        "    for _ in range(2):\n"
+        "        with event.trigger_event(kind, data={'dispatcher': probe._answer}):\n"
+        "            pass\n"
+        "print(kind)\n"
+        "print(said)\n")
+    environment = dict(os.environ, PYTHONPATH=str(ROOT))
+    environment.pop("NUMBA_ENABLE_CUDASIM", None)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment, cwd=ROOT,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    kind, said = done.stdout.splitlines()
+    assert kind.endswith(":compile")
+    assert said == repr(["gpu-sa: compiling a test kernel for the GPU for this GPU, once (numba keeps it in its "
+                         "cache): a few seconds"])
