@@ -39,6 +39,7 @@ import numpy as np
 
 from . import moves, rng
 from .moves import SIMULATOR
+from .numba_cuda_compat import restore_removed_numpy_aliases
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 
@@ -286,6 +287,7 @@ def stage_shape(levels: int, width: int) -> tuple[int, int, int] | None:
 def cuda_glue(move_module, stage: tuple[int, int, int] | None) -> Glue:
     """(init, advance, exchange) kernels of a move, thresholds staged in a shared tile of shape ``stage``."""
     if not SIMULATOR:
+        restore_removed_numpy_aliases()  # numba-cuda 0.30.4 still names np.row_stack, gone from NumPy 2.5
         rng.register_for_cuda()  # Philox's products as single mul.wide.u32 (gpu_sa.rng.wide_product)
         moves.register_for_cuda()  # 32-bit sums, one-multiply element access, rolled loops (gpu_sa.moves)
     if stage is None:

@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda
+
+from .numba_cuda_compat import restore_removed_numpy_aliases
+
+restore_removed_numpy_aliases()  # before numba-cuda's CUDA target loads (it loads on the first compilation)
+from numba import cuda  # noqa: E402
 
 
 @cuda.jit(cache=True)

@@ -10,6 +10,8 @@ The occupancy calculator and the SASS control-flow analysis are checked first on
 with no tool needed.
 """
 import json
+import os
+import subprocess
 import sys
 
 import pytest
@@ -409,3 +411,27 @@ def test_native_int_is_32_bit_on_the_gpu_and_64_bit_on_the_cpu():
         _, returned = cuda.compile_ptx(lambda value: moves.native_int(value), (types.uint8,), device=True,
                                        cc=(9, 0))
     assert returned == types.int32
+
+
+def test_kernels_compile_where_numpy_has_no_row_stack():
+    """numba-cuda 0.30.4 overloads ``np.row_stack`` when its CUDA target loads; NumPy 2.5 removed it, and every
+    compilation failed on the first real GPU (an H200 with NumPy 2.5.2). In a fresh process with the alias deleted
+    (NumPy 2.5 as numba-cuda meets it), the package's probe kernel compiles to PTX: gpu_sa.numba_cuda_compat put
+    the alias back, to np.vstack, before numba-cuda needed it."""
+    try:
+        sass.find_tools()
+    except sass.ToolMissing as missing:
+        pytest.skip(f"no NVVM here: {missing}")
+    script = ("import numpy\n"
+              "if hasattr(numpy, 'row_stack'):\n"
+              "    del numpy.row_stack\n"
+              "from numba import cuda\n"
+              "from gpu_sa import probe\n"
+              "ptx, _ = cuda.compile_ptx(probe._answer.py_func, 'void(int32[:])', cc=(9, 0))\n"
+              "print(numpy.row_stack is numpy.vstack, '.entry' in ptx)\n")
+    environment = {key: value for key, value in os.environ.items() if key != "NUMBA_ENABLE_CUDASIM"}
+    environment["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment, cwd=ROOT,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "True"]
