@@ -185,8 +185,17 @@ def stage_env(context, section, budget):
     if context["commit"]:
         info["commit"] = context["commit"]
     context["env"] = info
-    section.status = "done"
+    section.status = env_status(info)
     section.body += ["| | |", "|---|---|", *(f"| {key} | {value} |" for key, value in info.items())]
+
+
+def env_status(info) -> str:
+    """'done', or a failure where an NVIDIA GPU is on the machine but the cuda backend cannot use it: the first
+    H200 run reported that as done, the bit-exact cases ran in the simulator and exited 0, and three of the 15
+    minutes lent went to finding out (numba-cuda and NumPy incompatibilities, since fixed)."""
+    if info.get("unusable_gpu"):
+        return f"failed: an NVIDIA GPU is here but the cuda backend cannot use it: {info.get('gpu', 'no reason given')}"
+    return "done"
 
 
 def stage_sass(context, section, budget):
@@ -425,6 +434,8 @@ def print_environment():
     from gpu_sa import backends
 
     usable, simulated, why = backends.cuda_status()
+    # an NVIDIA driver here, the simulator not asked for, and still no usable GPU: a failure, not "no GPU"
+    info["unusable_gpu"] = backends.nvidia_driver_present() and not usable and not simulated
     if usable and not simulated:
         from numba import cuda
 

@@ -442,7 +442,7 @@ def cuda_status() -> tuple[bool, bool, str]:
     a GPU that cannot run the kernels (no NVVM, a driver too old for the toolkit...)."""
     if SIMULATOR:
         return True, True, "NUMBA_ENABLE_CUDASIM=1: kernels run in numba's CUDA simulator (slow, for tests)"
-    if not _driver_present():
+    if not nvidia_driver_present():
         return False, False, "no CUDA GPU or driver found"
     try:
         from numba import cuda
@@ -470,7 +470,8 @@ def cuda_status() -> tuple[bool, bool, str]:
     return True, False, f"CUDA GPU {name}"
 
 
-def _driver_present() -> bool:
+def nvidia_driver_present() -> bool:
+    """Whether an NVIDIA driver is on this machine (its /proc entry or libcuda), whatever CUDA makes of it."""
     import ctypes.util
 
     return os.path.exists("/proc/driver/nvidia") or ctypes.util.find_library("cuda") is not None

@@ -20,7 +20,7 @@ def test_resident_blocks_follow_the_occupancy_rules():
 
 def test_auto_without_a_driver_says_why_and_picks_the_cpu(monkeypatch):
     backends.cuda_status.cache_clear()
-    monkeypatch.setattr(backends, "_driver_present", lambda: False)
+    monkeypatch.setattr(backends, "nvidia_driver_present", lambda: False)
     try:
         backend, why = backends.select("auto")
         assert backend.name == "cpu" and "no CUDA GPU or driver" in why

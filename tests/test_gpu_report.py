@@ -1,5 +1,6 @@
 """bench/gpu.sh, the one command that measures a GPU, checked here without one: its stages run end to end
 on tiny workloads with the cuda backend in numba's simulator, and the report keeps its shape."""
+import json
 import os
 import re
 import subprocess
@@ -166,3 +167,31 @@ def test_bad_usage_exits_2(args, message):
     done = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu.py"), *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_unusable_gpu_fails_the_environment_stage():
+    """The first H200 run found CUDA unusable (a numba-cuda incompatibility), ran the bit-exact cases in the
+    simulator and exited 0. A driver that is present while the backend cannot use it now fails the env stage,
+    and with it the run (exit 1); a machine without a GPU, or the simulator asked for, is not a failure."""
+    unusable = {"gpu": "none (CUDA is present but unusable (AttributeError: ...))", "real_gpu": False, "unusable_gpu": True}
+    assert gpu.env_status(unusable) == ("failed: an NVIDIA GPU is here but the cuda backend cannot use it: "
+                                        "none (CUDA is present but unusable (AttributeError: ...))")
+    assert gpu.env_status({"gpu": "none (no CUDA GPU or driver found)", "real_gpu": False, "unusable_gpu": False}) == "done"
+    assert gpu.env_status({"gpu": "NVIDIA H200", "real_gpu": True, "unusable_gpu": False}) == "done"
+
+
+def test_the_environment_says_whether_a_present_gpu_is_unusable(monkeypatch, capsys):
+    """print_environment's unusable_gpu: a driver present and the backend unusable, the simulator not asked for."""
+    from gpu_sa import backends
+
+    monkeypatch.setattr(backends, "nvidia_driver_present", lambda: True)
+    monkeypatch.setattr(backends, "cuda_status", lambda: (False, False, "CUDA is present but unusable (X)"))
+    gpu.print_environment()
+    assert json.loads(capsys.readouterr().out)["unusable_gpu"] is True
+    monkeypatch.setattr(backends, "cuda_status", lambda: (True, True, "NUMBA_ENABLE_CUDASIM=1: simulator"))
+    gpu.print_environment()
+    assert json.loads(capsys.readouterr().out)["unusable_gpu"] is False
+    monkeypatch.setattr(backends, "nvidia_driver_present", lambda: False)
+    monkeypatch.setattr(backends, "cuda_status", lambda: (False, False, "no CUDA GPU or driver found"))
+    gpu.print_environment()
+    assert json.loads(capsys.readouterr().out)["unusable_gpu"] is False
