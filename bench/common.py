@@ -27,7 +27,11 @@ def environment() -> dict:
 
     from gpu_sa import __version__, backends
 
-    info = {"commit": _git("rev-parse", "--short", "HEAD") + ("+dirty" if _git("status", "--porcelain") else ""),
+    # GPU_SA_COMMIT: the commit measured where the copy's .git is absent or stale (bench/gpu.sh --commit sets it for
+    # every benchmark it starts; on the first H200 the copy's .git named a commit four behind the tree measured)
+    commit = os.environ.get("GPU_SA_COMMIT") or (_git("rev-parse", "--short", "HEAD")
+                                                 + ("+dirty" if _git("status", "--porcelain") else ""))
+    info = {"commit": commit,
             "gpu_sa": __version__, "python": platform.python_version(), "numpy": numpy.__version__,
             "numba": numba.__version__, "cpu": _cpu_name(), "cores": backends.available_cores()}
     try:

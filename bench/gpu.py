@@ -489,7 +489,8 @@ def main(argv=None):
     parser.add_argument("--smoke", action="store_true", help="tiny workloads, for testing this script (simulator)")
     parser.add_argument("--out", type=Path, default=None, metavar="REPORT.md", help="the report's path (default: $OUT/gpu-report.md)")
     parser.add_argument("--commit", default=None,
-                        help="the commit measured, for a copy of the repository without .git (default: git's)")
+                        help="the commit measured, for a copy of the repository without .git or with a stale one "
+                             "(default: git's); the benchmarks the stages start get it too (GPU_SA_COMMIT)")
     parser.add_argument("--print-environment", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.print_environment:
@@ -505,6 +506,8 @@ def main(argv=None):
     if out is None:
         parser.error("give --out REPORT.md, or set OUT to a folder")
     mode = "smoke" if args.smoke else "quick" if args.quick else "full"
+    if args.commit:  # the benchmarks the stages start name it in their headers too (bench/common.environment)
+        os.environ["GPU_SA_COMMIT"] = args.commit
     context = {"plan": PLANS[mode], "mode": mode, "commit": args.commit, "env": {},
                "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
                "command": " ".join(["bench/gpu.sh", *(argv if argv is not None else sys.argv[1:])])}

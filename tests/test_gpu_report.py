@@ -195,3 +195,14 @@ def test_the_environment_says_whether_a_present_gpu_is_unusable(monkeypatch, cap
     monkeypatch.setattr(backends, "cuda_status", lambda: (False, False, "no CUDA GPU or driver found"))
     gpu.print_environment()
     assert json.loads(capsys.readouterr().out)["unusable_gpu"] is False
+
+
+def test_the_commit_given_reaches_every_benchmark_header(monkeypatch):
+    """On the H200 the copy's .git was stale, and bench/large.py's header named a commit four behind the tree it
+    measured. GPU_SA_COMMIT (set by gpu.sh --commit for the stages' benchmarks) wins over git's answer."""
+    import common
+
+    monkeypatch.setenv("GPU_SA_COMMIT", "given-by-hand")
+    assert common.environment()["commit"] == "given-by-hand"
+    monkeypatch.delenv("GPU_SA_COMMIT")
+    assert common.environment()["commit"] != "given-by-hand"
