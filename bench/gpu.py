@@ -12,7 +12,8 @@ Stages (``env`` always runs first):
   sass        bench/sass.py for the device's compute capability (static: registers, loops, occupancy)
   tests       GPU_SA_TEST_REAL_CUDA=1 python3 -m pytest: the bit-exact cases run the real kernels
               (``--quick``: the tests named cuda only, those that run kernels)
-  throughput  bench/throughput.py, orders 3, 4, 5, moves sirdey and swap, backends cuda and cpu
+  throughput  bench/throughput.py, orders 3, 4, 5, moves sirdey and swap, backends cuda and cpu; then move tabu
+              at 49x49 with 1,024 to 131,072 cuda chains beside 16 cpu chains (the rate per chain)
   tts         bench/tts.py on samples of the hard 9x9 sets (bench/data/), cuda then cpu
   large       bench/large.py: --method anneal (move tabu) on Sudoku-LS's 36x36-64x64 instances, cuda (the device
               filled with chains, with Sudoku-LS in the same run when GPU_SA_SUDOKU_LS names its program) then cpu
@@ -51,7 +52,7 @@ STAGES = ("env", "sass", "tests", "throughput", "tts", "large")
 # compilation and the report.
 BUDGETS = {
     "full": dict(env=60, sass=180, tests=900, throughput=600, tts=900, large=1500),
-    "quick": dict(env=30, sass=45, tests=140, throughput=110, tts=110, large=60),
+    "quick": dict(env=30, sass=45, tests=140, throughput=150, tts=110, large=60),
     "smoke": dict(env=60, sass=120, tests=300, throughput=240, tts=240, large=60),
 }
 
@@ -69,6 +70,10 @@ class Plan:
     tts_chains: dict  # backend -> chains
     large: dict  # option -> value, passed when bench/large.py --help lists the option
     sass_moves: str | None
+    # move tabu's rate against its chain count (order, moves per chain at order 3, cuda chains, cpu chains): the
+    # first H200 run filled the device with 135,168 tabu chains at 49x49 that made 45 moves a second each; this
+    # says whether fewer chains run faster, and what the same machine's cores do
+    tabu_sweep: tuple | None = None
 
 
 # The large stage: the annealer alone (move tabu from 25x25) on Sudoku-LS's instances, which the repository holds
@@ -80,17 +85,19 @@ PLANS = {
                  tts_sets=(("bench/data/forum_hardest_sample.txt", 10), ("bench/data/17_clue_sample.txt", 10)),
                  tts_moves="swap,sirdey", tts_budgets="3e4,1e5,3e5,1e6", tts_chains={"cuda": 1 << 14, "cpu": 256},
                  large=dict(LARGE_LOCAL_SEARCH, **{"--sizes": "36,49,64", "--percentages": "50", "--instances": "3",
-                                                   "--budget": "60"}), sass_moves=None),
+                                                   "--budget": "60"}), sass_moves=None,
+                 tabu_sweep=(7, 20_000, (1024, 8192, 32768, 131072), (16,))),
     "quick": Plan(tests=["-k", "cuda and not gpu_report"], orders=(3, 4, 5), throughput=["--moves-per-chain", "50000"],
                   tts_sets=(("bench/data/forum_hardest_sample.txt", 5),), tts_moves="swap",
                   tts_budgets="1e5,3e5", tts_chains={"cuda": 1 << 14, "cpu": 256},
                   large=dict(LARGE_LOCAL_SEARCH, **{"--sizes": "49", "--percentages": "40", "--instances": "1",
-                                                    "--budget": "10"}), sass_moves=None),
+                                                    "--budget": "10"}), sass_moves=None,
+                  tabu_sweep=(7, 20_000, (1024, 16384, 131072), (16,))),
     "smoke": Plan(tests=["-k", "cuda_equals_numpy and order2-seed1"], orders=(4,),
                   throughput=["--moves", "swap", "--moves-per-chain", "20", "--chains", "4"],
                   tts_sets=(("bench/data/forum_hardest_sample.txt", 1),), tts_moves="swap", tts_budgets="200",
                   tts_chains={"cuda": 4, "cpu": 4}, large={"--budget": "5", "--instances": "1"},
-                  sass_moves="sirdey"),
+                  sass_moves="sirdey", tabu_sweep=(3, 20, (4,), (2,))),
 }
 
 
@@ -246,9 +253,14 @@ def stage_throughput(context, section, budget):
         return
     deadline = time.perf_counter() + budget
     rows, statuses = [], []
-    for order in context["plan"].orders:
-        command = [sys.executable, "bench/throughput.py", "--backends", "cuda,cpu", "--orders", str(order),
-                   "--json", *context["plan"].throughput]
+    commands = [[sys.executable, "bench/throughput.py", "--backends", "cuda,cpu", "--orders", str(order),
+                 "--json", *context["plan"].throughput] for order in context["plan"].orders]
+    if context["plan"].tabu_sweep:
+        order, moves, cuda_chains, cpu_chains = context["plan"].tabu_sweep
+        commands += [[sys.executable, "bench/throughput.py", "--backends", backend, "--orders", str(order),
+                      "--moves", "tabu", "--chains", *map(str, chains), "--moves-per-chain", str(moves), "--json"]
+                     for backend, chains in (("cuda", cuda_chains), ("cpu", cpu_chains))]
+    for command in commands:
         ran = run(command, deadline - time.perf_counter(), base_env(real_cuda=False))
         section.body += [f"Command: `{ran.shown}`: {outcome(ran)}"]
         if ran.returncode != 0:
@@ -257,13 +269,15 @@ def stage_throughput(context, section, budget):
         statuses.append(ran.returncode)
         if ran.returncode is None:
             break
-    section.status = _combined(statuses, len(context["plan"].orders))
+    section.status = _combined(statuses, len(commands))
     section.body += ["", "Constant T = 0.5, no early stop; every backend first verified bit for bit against the "
-                     "numpy reference by the script. x cpu = cuda / the best cpu rate for that grid and move.", ""]
+                     "numpy reference by the script. x cpu = cuda / the best cpu rate for that grid and move; "
+                     "per chain = proposals/s / chains (move tabu: how fast one chain's search goes).", ""]
     section.body += markdown_table(
-        ["grid", "move", "backend", "chains", "moves/chain", "seconds", "proposals/s", "x cpu"],
+        ["grid", "move", "backend", "chains", "moves/chain", "seconds", "proposals/s", "per chain", "x cpu"],
         [[f"{r['order'] ** 2}x{r['order'] ** 2}", r["move"], r["backend"], f"{r['chains']:,}", f"{r['moves']:,}",
-          f"{r['seconds']:.3f}", f"{r['proposals_per_second']:.3g}", _ratio(r, rows)] for r in rows])
+          f"{r['seconds']:.3f}", f"{r['proposals_per_second']:.3g}", f"{r['proposals_per_second'] / r['chains']:.3g}",
+          _ratio(r, rows)] for r in rows])
 
 
 def _ratio(row, rows):

@@ -52,6 +52,17 @@ def test_throughput_has_a_cpu_peer_for_every_cuda_row(smoke_report):
         assert ratio == "-" if row[2] == "cpu" else float(ratio) > 0
 
 
+def test_throughput_sweeps_tabus_chain_count(smoke_report):
+    """Move tabu's rate per chain against the chain count, cuda beside the cpu backend (the first H200 filled the
+    device with 135,168 tabu chains that made 45 moves a second each); --smoke: 9x9, 4 cuda and 2 cpu chains."""
+    rows = [line.strip("| ").split(" | ") for line in section(smoke_report, "throughput").splitlines()
+            if line.startswith("| 9x9 | tabu |")]
+    assert [(r[2], r[3]) for r in rows] == [("cuda", "4"), ("cpu", "2")]
+    for grid, move, backend, chains, moves, seconds, rate, per_chain, ratio in rows:
+        assert float(per_chain) == pytest.approx(float(rate) / int(chains), rel=0.01)
+        assert ratio == "-" if backend == "cpu" else float(ratio) > 0
+
+
 def test_tts_compares_both_backends(smoke_report):
     body = section(smoke_report, "tts")
     assert "--backend cuda" in body and "--backend cpu" in body
