@@ -19,7 +19,7 @@ Stages (``env`` always runs first):
               filled with chains, with Sudoku-LS in the same run when GPU_SA_SUDOKU_LS names its program) then cpu
 
 Every speed figure has its peer from the same run: the ``cpu`` backend on this machine's own cores.
-Each stage has a time budget (``--quick``: at most about 8 minutes in all, for a device lent 10 minutes
+Each stage has a time budget (``--quick``: at most about 9 minutes in all, for a device lent 10 minutes
 per command; the full run up to an hour); a stage that overruns is stopped and reported as such.
 ``--smoke`` runs every stage on a tiny problem: for checking this script itself, even under
 NUMBA_ENABLE_CUDASIM=1 with no GPU.
@@ -48,11 +48,13 @@ import common  # noqa: E402  (bench/common.py: only the standard library at impo
 
 STAGES = ("env", "sass", "tests", "throughput", "tts", "large")
 
-# Seconds per stage. The quick run fits a 10-minute device command with room for the environment,
-# compilation and the report.
+# Seconds per stage. The quick run (530 s at most) fits a 10-minute device command with room for the
+# environment, compilation and the report; on the first H200 its stages took 2 s (env), 57 s (tests), 28 s
+# (throughput, before the tabu sweep) and 26 s (tts), and its large stage now runs 49x49 at 50 % on cuda (with
+# Sudoku-LS when it came with the checkout) and on the cpu backend: two instances at 15 s each, about 90 + 45 s.
 BUDGETS = {
     "full": dict(env=60, sass=180, tests=900, throughput=600, tts=900, large=1500),
-    "quick": dict(env=30, sass=45, tests=140, throughput=150, tts=110, large=60),
+    "quick": dict(env=30, sass=45, tests=110, throughput=130, tts=50, large=165),
     "smoke": dict(env=60, sass=120, tests=300, throughput=240, tts=240, large=60),
 }
 
@@ -90,8 +92,8 @@ PLANS = {
     "quick": Plan(tests=["-k", "cuda and not gpu_report"], orders=(3, 4, 5), throughput=["--moves-per-chain", "50000"],
                   tts_sets=(("bench/data/forum_hardest_sample.txt", 5),), tts_moves="swap",
                   tts_budgets="1e5,3e5", tts_chains={"cuda": 1 << 14, "cpu": 256},
-                  large=dict(LARGE_LOCAL_SEARCH, **{"--sizes": "49", "--percentages": "40", "--instances": "1",
-                                                    "--budget": "10"}), sass_moves=None,
+                  large=dict(LARGE_LOCAL_SEARCH, **{"--sizes": "49", "--percentages": "50", "--instances": "2",
+                                                    "--budget": "15"}), sass_moves=None,
                   tabu_sweep=(7, 20_000, (1024, 16384, 131072), (16,))),
     "smoke": Plan(tests=["-k", "cuda_equals_numpy and order2-seed1"], orders=(4,),
                   throughput=["--moves", "swap", "--moves-per-chain", "20", "--chains", "4"],
@@ -357,8 +359,10 @@ def stage_large(context, section, budget):
         section.body += [peer_note, ""]
     statuses = []
     backends = ("cuda", "cpu") if "--backend" in helped.stdout else ("default",)
+    # the device's run carries the peer too (its column is the same in both): it gets twice the cpu run's share
+    weights = [2 if peer and index == 0 else 1 for index in range(len(backends))]
     for index, backend in enumerate(backends):
-        share = (deadline - time.perf_counter()) / (len(backends) - index)
+        share = (deadline - time.perf_counter()) * weights[index] / sum(weights[index:])
         command = [sys.executable, "bench/large.py", *options, *(["--backend", backend] if backend != "default" else []),
                    *(peer if index == 0 else [])]  # the peer once, in the device's run: its column is the same
         ran = run(command, share, base_env(real_cuda=False))
@@ -499,7 +503,7 @@ def main(argv=None):
                                      epilog="\n".join(__doc__.splitlines()[2:]))
     parser.add_argument("--stages", default=",".join(STAGES), metavar="STAGE,...",
                         help=f"comma-separated, from {', '.join(STAGES)} (default: all; env always runs)")
-    parser.add_argument("--quick", action="store_true", help="short budgets and workloads: at most about 8 minutes in all")
+    parser.add_argument("--quick", action="store_true", help="short budgets and workloads: at most about 9 minutes in all")
     parser.add_argument("--smoke", action="store_true", help="tiny workloads, for testing this script (simulator)")
     parser.add_argument("--out", type=Path, default=None, metavar="REPORT.md", help="the report's path (default: $OUT/gpu-report.md)")
     parser.add_argument("--commit", default=None,

@@ -115,17 +115,24 @@ def test_sudoku_ls_joins_the_devices_run_when_it_came_with_the_checkout(tmp_path
     monkeypatch.setenv("GPU_SA_SUDOKU_LS", str(program))
     commands = []
 
+    budgets = []
+
     def recorded(command, budget, env=None):
         commands.append(command)
+        if "--help" not in command:
+            budgets.append(budget)
         return gpu.Ran(command, 0, help_text if "--help" in command else "", "", 0.0)
 
     monkeypatch.setattr(gpu, "run", recorded)
     section_ = gpu.Section("large")
-    gpu.stage_large({"plan": gpu.PLANS["full"], "env": {"real_gpu": True}}, section_, 10)
+    gpu.stage_large({"plan": gpu.PLANS["full"], "env": {"real_gpu": True}}, section_, 90)
     runs = [command for command in commands if "--help" not in command]
     assert [command[command.index("--backend") + 1] for command in runs] == ["cuda", "cpu"]
     assert runs[0][-4:] == ["--peers", "sudoku-ls", "--sudoku-ls", str(program)]
     assert "--peers" not in runs[1] and section_.status == "done"
+    # the device's run, which carries the peer, gets two thirds of the stage; the cpu run what is left (here all
+    # of it: the recorded device run took no time)
+    assert budgets[0] == pytest.approx(60, abs=1) and budgets[1] == pytest.approx(90, abs=1)
 
 
 def test_the_shared_instances_folder_follows_the_environment(monkeypatch, tmp_path):
