@@ -50,8 +50,9 @@ STAGES = ("env", "sass", "tests", "throughput", "tts", "large")
 
 # Seconds per stage. The quick run (530 s at most) fits a 10-minute device command with room for the
 # environment, compilation and the report; on the first H200 its stages took 2 s (env), 57 s (tests), 28 s
-# (throughput, before the tabu sweep) and 26 s (tts), and its large stage now runs 49x49 at 50 % on cuda (with
-# Sudoku-LS when it came with the checkout) and on the cpu backend: two instances at 15 s each, about 90 + 45 s.
+# (throughput, before the tabu sweep) and 26 s (tts), and its large stage now runs one 49x49 at 50 % for 15 s with
+# `--method anneal` and with the default `solve`, on cuda (with Sudoku-LS when it came with the checkout) and on the
+# cpu backend: about 90 + 55 s with the warm-up runs.
 BUDGETS = {
     "full": dict(env=60, sass=180, tests=900, throughput=600, tts=900, large=1500),
     "quick": dict(env=30, sass=45, tests=110, throughput=130, tts=50, large=165),
@@ -92,8 +93,8 @@ PLANS = {
     "quick": Plan(tests=["-k", "cuda and not gpu_report"], orders=(3, 4, 5), throughput=["--moves-per-chain", "50000"],
                   tts_sets=(("bench/data/forum_hardest_sample.txt", 5),), tts_moves="swap",
                   tts_budgets="1e5,3e5", tts_chains={"cuda": 1 << 14, "cpu": 256},
-                  large=dict(LARGE_LOCAL_SEARCH, **{"--sizes": "49", "--percentages": "50", "--instances": "2",
-                                                    "--budget": "15"}), sass_moves=None,
+                  large=dict(LARGE_LOCAL_SEARCH, **{"--sizes": "49", "--percentages": "50", "--instances": "1",
+                                                    "--budget": "15", "--methods": "default"}), sass_moves=None,
                   tabu_sweep=(7, 20_000, (1024, 16384, 131072), (16,))),
     "smoke": Plan(tests=["-k", "cuda_equals_numpy and order2-seed1"], orders=(4,),
                   throughput=["--moves", "swap", "--moves-per-chain", "20", "--chains", "4"],
