@@ -192,8 +192,6 @@ def stage_env(context, section, budget):
         context["env"] = {}
         return
     info = rows[0]
-    if context["commit"]:
-        info["commit"] = context["commit"]
     context["env"] = info
     section.status = env_status(info)
     section.body += ["| | |", "|---|---|", *(f"| {key} | {value} |" for key, value in info.items())]
@@ -525,9 +523,9 @@ def main(argv=None):
     if out is None:
         parser.error("give --out REPORT.md, or set OUT to a folder")
     mode = "smoke" if args.smoke else "quick" if args.quick else "full"
-    if args.commit:  # the benchmarks the stages start name it in their headers too (bench/common.environment)
+    if args.commit:  # every benchmark the stages start names it in its header (bench/common.environment), env's too
         os.environ["GPU_SA_COMMIT"] = args.commit
-    context = {"plan": PLANS[mode], "mode": mode, "commit": args.commit, "env": {},
+    context = {"plan": PLANS[mode], "mode": mode, "env": {},
                "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
                "command": " ".join(["bench/gpu.sh", *(argv if argv is not None else sys.argv[1:])])}
     order = ["env"] + [s for s in STAGES if s in stages and s != "env"]

@@ -14,11 +14,8 @@ import numpy as np
 REMOVED_ALIASES = {"row_stack": "vstack"}
 
 
-def restore_removed_numpy_aliases() -> list[str]:
-    """Put back each alias NumPy lacks; returns the names restored (empty where NumPy still has them all)."""
-    restored = []
+def restore_removed_numpy_aliases() -> None:
+    """Put back each alias NumPy lacks (nothing where NumPy still has them all)."""
     for alias, target in REMOVED_ALIASES.items():
         if not hasattr(np, alias):
             setattr(np, alias, getattr(np, target))
-            restored.append(alias)
-    return restored
