@@ -392,6 +392,61 @@ def test_propagation_spreads_the_givens_unit_by_unit_to_the_same_fixpoint():
     assert 0 < contradicted < len(cases)
 
 
+def _closure_by_rounds(cand, order):
+    """The rules' fixpoint reached the slow way, with no bookkeeping of what changed: whole-grid rounds
+    (``rule_round``) until a round changes nothing. None on a contradiction."""
+    peers, units, cell_units, full = exact.tables(order)
+    cand = cand.copy()
+    while True:
+        before = cand.copy()
+        if not exact.rule_round(cand, peers, units, cell_units, full, None):
+            return None
+        if np.array_equal(before, cand):
+            return cand
+
+
+def test_the_searchs_incremental_fixpoint_is_the_closure_of_the_rules():
+    """After a branch the search re-runs only the rules whose units changed (``dirty``): every removal marks its
+    units for the hidden single, and for the naked pair only when it leaves the cell with two digits (a pair
+    already applied cannot apply again; a new one needs a cell newly down to two). Walking down random branches
+    as ``search_core`` does, each child's fixpoint must be the closure whole-grid rounds reach, and a
+    contradiction must be found exactly when the rounds find one."""
+    checked = contradicted = 0
+    for order in (3, 4):
+        peers, units, cell_units, full = exact.tables(order)
+        rng = np.random.default_rng(17 + order)
+        for givens in _cases(order, 12, seed=70 + order):
+            cand, contradiction, _ = _propagated_given_by_given(givens, order)
+            if contradiction:
+                continue
+            placed = np.array([exact._popcount(c) == 1 for c in cand], dtype=np.uint8)
+            for _ in range(order * order * 3):
+                free = np.flatnonzero(placed == 0)
+                if free.size == 0:
+                    break
+                cell = int(rng.choice(free))
+                digits = [d for d in range(order * order) if cand[cell] >> np.uint64(d) & exact.ONE]
+                bit = exact.ONE << np.uint64(rng.choice(digits))
+                child, child_placed = cand.copy(), placed.copy()
+                dirty = np.zeros(units.shape[0], dtype=np.uint8)
+                pending = np.empty(cand.shape[0], dtype=np.int64)
+                branched = child.copy()
+                branched[cell] = bit
+                exact._remove(child, cell, ~bit, cell_units, dirty)  # as search_core branches
+                pending[0] = cell
+                consistent = exact._fixpoint(child, child_placed, peers, units, cell_units, full, pending, 1, dirty,
+                                             None)
+                expected = _closure_by_rounds(branched, order)
+                assert consistent == (expected is not None), (givens, cell, bit)
+                checked += 1
+                if not consistent:
+                    contradicted += 1
+                    continue
+                assert np.array_equal(child, expected), (givens, cell, bit)
+                cand, placed = child, child_placed  # one level deeper
+    assert checked > 200 and 0 < contradicted < checked
+
+
 def test_a_contradiction_found_by_propagation_is_real():
     seen = 0
     for order in (2, 3, 4):

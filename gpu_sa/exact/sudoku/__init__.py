@@ -30,7 +30,7 @@ from .board import _check_givens, _digits_of, _popcount  # noqa: F401  (used by 
 from .counting import cnf_literals, count_many, count_solutions
 from .propagation import (CONTRADICTION, EXCLUSIVITY, PARITY, REMOVED, RULES, TRACE_COLUMNS, UNIQUENESS,
                           Propagation, contradicts, propagate, rule_round)
-from .propagation import _fixpoint, _start  # noqa: F401  (tests drive the fixpoint directly)
+from .propagation import _fixpoint, _remove, _start  # noqa: F401  (tests drive the fixpoint directly)
 from .restarts import DEFAULT_BASE_NODES, available_cores, luby
 
 __all__ = ["count_solutions", "count_many", "cnf_literals", "propagate", "contradicts", "rule_round", "Propagation",

@@ -18,7 +18,7 @@ ZERO = np.uint64(0)
 ZERO32 = np.uint32(0)
 # A unit's dirty byte: which unit rules have not looked at it since its candidates last changed.
 DIRTY_SINGLE = np.uint8(1)  # uniqueness (hidden single)
-DIRTY_PAIR = np.uint8(2)  # parity (naked pair)
+DIRTY_PAIR = np.uint8(2)  # parity (naked pair): set only when a cell of the unit comes down to two digits
 DIRTY_ALLDIFF = np.uint8(4)  # the AllDifferent matching (consistency.py), when the search uses it
 DIRTY_ALL = np.uint8(7)
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .board import DIRTY_ALL, DIRTY_ALLDIFF, DIRTY_SINGLE, ONE, ZERO, _bit_index
-from .propagation import _fixpoint, _start
+from .board import DIRTY_ALLDIFF, DIRTY_SINGLE, ONE, ZERO, _bit_index
+from .propagation import _fixpoint, _remove, _start
 
 BOX_LINE, ALLDIFF, PROBE = 1, 2, 4
 NO_CONFLICT = -1  # what _strong_fixpoint returns when it finds no contradiction
@@ -30,10 +30,8 @@ NO_CONFLICT = -1  # what _strong_fixpoint returns when it finds no contradiction
 @numba.njit(cache=True, inline="always")
 def _strike(cand, cell, mask, cell_units, dirty, pending, top):
     """Clear ``mask`` (some of it set) from ``cell``; push the cell when one digit is left; -1 when none is."""
-    left = cand[cell] & ~mask
-    cand[cell] = left
-    for k in range(3):
-        dirty[cell_units[cell, k]] = DIRTY_ALL
+    _remove(cand, cell, mask, cell_units, dirty)
+    left = cand[cell]
     if left == ZERO:
         return -1
     if (left & (left - ONE)) == ZERO:

@@ -42,10 +42,18 @@ TRACE_COLUMNS = 7
 
 @numba.njit(cache=True, inline="always")
 def _remove(cand, cell, mask, cell_units, dirty):
-    """Clear ``mask`` from a cell and mark its three units for another look by both unit rules."""
-    cand[cell] &= ~mask
+    """Clear ``mask`` from a cell and mark its three units for another look by the unit rules: always by
+    uniqueness, and by parity only when the cell is left with exactly two digits. A naked pair, once applied,
+    has taken its digits from the rest of the unit for good (candidates only shrink), so a pair that can
+    apply now has a cell that came down to two digits since parity last looked at the unit. Marking every
+    change for parity too ran it over nearly every unit after each branch: the 9x9 search was 1.4x slower
+    (bench/RESULTS.md, sixteenth session)."""
+    left = cand[cell] & ~mask
+    cand[cell] = left
+    rest = left & (left - ONE)  # the digits but the lowest: one digit when the cell has two
+    mark = DIRTY_ALL if rest != ZERO and (rest & (rest - ONE)) == ZERO else DIRTY_ALL & ~DIRTY_PAIR
     for k in range(3):
-        dirty[cell_units[cell, k]] = DIRTY_ALL
+        dirty[cell_units[cell, k]] |= mark
 
 
 @numba.njit(cache=True, inline="always")
@@ -178,7 +186,8 @@ def _fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty,
 
     On entry ``pending[:top]`` holds the cells newly down to one digit, and ``dirty``
     mark the units whose candidates changed since the rules last looked at them: a unit
-    that did not change cannot yield a new hidden single or naked pair. ``pending`` is
+    that did not change cannot yield a new hidden single or naked pair (``_remove`` says
+    which changes can yield a pair). ``pending`` is
     scratch space of ``cells`` ints: a cell is pushed on entry (already down to one digit) or
     when a rule takes it from several digits down to one, which happens to it once at most, so
     one call never pushes more than ``cells`` in all.
