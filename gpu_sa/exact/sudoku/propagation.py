@@ -46,8 +46,8 @@ def _remove(cand, cell, mask, cell_units, dirty):
     uniqueness, and by parity only when the cell is left with exactly two digits. A naked pair, once applied,
     has taken its digits from the rest of the unit for good (candidates only shrink), so a pair that can
     apply now has a cell that came down to two digits since parity last looked at the unit. Marking every
-    change for parity too ran it over nearly every unit after each branch: the 9x9 search was 1.4x slower
-    (bench/RESULTS.md, sixteenth session)."""
+    change for parity too ran it over nearly every unit after each branch (a few per cent of the 9x9
+    search's time: bench/RESULTS.md, sixteenth session)."""
     left = cand[cell] & ~mask
     cand[cell] = left
     rest = left & (left - ONE)  # the digits but the lowest: one digit when the cell has two
