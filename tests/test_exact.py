@@ -415,12 +415,12 @@ def test_the_searchs_incremental_fixpoint_is_the_closure_of_the_rules():
     for order in (3, 4):
         peers, units, cell_units, full = exact.tables(order)
         rng = np.random.default_rng(17 + order)
-        for givens in _cases(order, 12, seed=70 + order):
+        for givens in _cases(order, 9, seed=70 + order):
             cand, contradiction, _ = _propagated_given_by_given(givens, order)
             if contradiction:
                 continue
             placed = np.array([exact._popcount(c) == 1 for c in cand], dtype=np.uint8)
-            for _ in range(order * order * 3):
+            for _ in range(order * order * 2):
                 free = np.flatnonzero(placed == 0)
                 if free.size == 0:
                     break
@@ -444,7 +444,7 @@ def test_the_searchs_incremental_fixpoint_is_the_closure_of_the_rules():
                     continue
                 assert np.array_equal(child, expected), (givens, cell, bit)
                 cand, placed = child, child_placed  # one level deeper
-    assert checked > 200 and 0 < contradicted < checked
+    assert checked > 100 and 0 < contradicted < checked, (checked, contradicted)
 
 
 def test_a_contradiction_found_by_propagation_is_real():
