@@ -30,8 +30,7 @@ NO_CONFLICT = -1  # what _strong_fixpoint returns when it finds no contradiction
 @numba.njit(cache=True, inline="always")
 def _strike(cand, cell, mask, cell_units, dirty, pending, top):
     """Clear ``mask`` (some of it set) from ``cell``; push the cell when one digit is left; -1 when none is."""
-    _remove(cand, cell, mask, cell_units, dirty)
-    left = cand[cell]
+    left = _remove(cand, cell, mask, cell_units, dirty)
     if left == ZERO:
         return -1
     if (left & (left - ONE)) == ZERO:
