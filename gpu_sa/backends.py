@@ -481,8 +481,12 @@ def _first_line(error) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else "no message"
 
 
-def select(name: str):
-    """(backend, why) for ``name`` in BACKENDS; raises BackendUnavailable for an impossible choice."""
+def select(name: str, *, cpu_preferred: str = ""):
+    """(backend, why) for ``name`` in BACKENDS; raises BackendUnavailable for an impossible choice.
+
+    ``cpu_preferred``: why the work at hand runs better on the CPU even where a GPU is usable (a move whose
+    kernel loses to the CPU cores: ``AnnealMove.cpu_preferred``), "" when it does not; only ``auto`` reads it, so
+    ``cuda`` named outright still runs on the GPU."""
     if name not in BACKENDS:
         raise ValueError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}")
     usable, simulated, why = cuda_status()
@@ -492,6 +496,8 @@ def select(name: str):
         return CudaBackend(), why
     if name == "auto":
         if usable and not simulated:
+            if cpu_preferred:
+                return CpuBackend(), f"auto chose cpu over the {why}: {cpu_preferred} (--backend cuda runs it there)"
             return CudaBackend(), f"auto chose cuda: {why}"
         return CpuBackend(), f"auto chose cpu: {why}"
     return (CpuBackend() if name == "cpu" else NumpyBackend()), f"backend {name} requested"

@@ -448,6 +448,9 @@ class AnnealMove:
     # chains per CPU core when the caller names none (None: the backend's default count); a local search whose
     # chains each need a core's whole time names 1
     chains_per_core: int | None = None
+    # why ``--backend auto`` runs this move on the CPU even where a GPU is usable ("": on the GPU), said on stderr:
+    # a move whose kernel, as written, loses to the CPU cores (bench/RESULTS.md)
+    cpu_preferred: str = ""
     # the tuned default schedule for this puzzle kind: (t0, t_end, plateaus) of a geometric law,
     # or None for the runner's defaults (measured on Sudoku)
     schedule_defaults: tuple | None = None

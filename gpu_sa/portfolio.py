@@ -164,11 +164,21 @@ def solve(puzzle, *, seed: int, backend="auto", chains: int | None = None, time_
     if isinstance(backend, str):
         from . import backends
 
-        backend, _ = backends.select(backend)
+        backend, _ = backends.select(backend, cpu_preferred=cpu_preferred(puzzle))
     _warm_up(puzzle, backend)
     work = _Work(start=time.perf_counter(), setup=time.perf_counter() - setup_start)
     return _rounds(puzzle, work, seed=seed, backend=backend, chains=chains, time_limit=time_limit, threads=threads,
                    progress=progress)
+
+
+def cpu_preferred(puzzle) -> str:
+    """Why ``--backend auto`` should run ``auto`` on the CPU for this puzzle ("" where the GPU serves): from
+    LOCAL_SEARCH_ORDER up its chains are the local search's, whose move says (``AnnealMove.cpu_preferred``)."""
+    if puzzle.order < LOCAL_SEARCH_ORDER:
+        return ""
+    from .puzzles import sudoku
+
+    return sudoku.CPU_PREFERRED.get(LOCAL_SEARCH_MOVE, "")
 
 
 def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progress, anneal=True) -> Answer:

@@ -170,7 +170,7 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None
     the same ``chains``, every answer is the same alone or batched.
     """
     entered = time.perf_counter()  # a generator's body runs at the first next(): the caller's clock is running
-    if isinstance(backend, str):
+    if isinstance(backend, str) and backend != "auto":  # auto is decided at the first puzzle's move (its cpu_preferred)
         backend, _ = backends_module.select(backend)
     if chains is not None:
         _check_positive_int("chains", chains)
@@ -195,6 +195,8 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None
     with _interrupts():
         while source.peek() is not None and not stop_module.requested() and not (stop_when is not None and stop_when()):
             first = source.peek()[2]
+            if isinstance(backend, str):  # auto, for every batch: the first puzzle's move decides (one file, one move)
+                backend, _ = backends_module.select(backend, cpu_preferred=first.cpu_preferred)
             shared = batch != 1 and source.more_than_one()
             rows = options.chains or (backend.dataset_chains(first) if shared else backend.default_chains(first))
             size = batch or max(1, backend.default_chains(first) * 4 // rows)

@@ -1,6 +1,11 @@
 """Backend plumbing that needs no GPU: the occupancy rule, auto's choice, the reductions that pick the chain."""
-import numpy as np
+import json
 
+import numpy as np
+import pytest
+
+import gpu_sa
+from conftest import ROOT
 from gpu_sa import backends
 
 H100 = {"sms": 132, "threads_per_sm": 2048, "registers_per_sm": 65536, "blocks_per_sm": 32,
@@ -38,3 +43,92 @@ def test_the_reported_row_is_lowest_cost_then_earliest_move_then_lowest_row():
     assert backend.best_row(state, 3, 3) == (4, 0, 2)
     lowest, latest = backend.summary(state, 3)
     assert lowest.tolist() == [1, 0] and latest.tolist() == [9, 4]
+
+
+class _StubGpu:
+    """Stands for CudaBackend where a test only asks which backend auto picks (no kernel runs on it)."""
+
+    name = "cuda"
+
+
+@pytest.fixture
+def a_usable_gpu(monkeypatch):
+    """auto sees a real, usable GPU (not the simulator), as on the H200: cuda_status says so."""
+    monkeypatch.setattr(backends, "cuda_status", lambda: (True, False, "CUDA GPU Fake H200"))
+    monkeypatch.setattr(backends, "CudaBackend", _StubGpu)
+
+
+def test_auto_runs_on_the_cpu_what_the_gpu_kernel_loses_and_cuda_named_still_gets_the_gpu(a_usable_gpu):
+    backend, why = backends.select("auto")
+    assert backend.name == "cuda" and why == "auto chose cuda: CUDA GPU Fake H200"
+    backend, why = backends.select("auto", cpu_preferred="move tabu is slow there")
+    assert backend.name == "cpu"
+    assert why == ("auto chose cpu over the CUDA GPU Fake H200: move tabu is slow there "
+                   "(--backend cuda runs it there)")
+    assert backends.select("cuda", cpu_preferred="move tabu is slow there")[0].name == "cuda"
+    assert backends.select("cpu")[0].name == "cpu"
+
+
+def test_move_tabu_and_the_local_search_orders_of_auto_say_why_they_prefer_the_cpu():
+    from gpu_sa import portfolio
+    from gpu_sa.puzzles import sudoku
+
+    puzzle = gpu_sa.parse((ROOT / "examples" / "seed_easy.txt").read_text())[0]
+    assert puzzle.move("tabu").cpu_preferred == sudoku.CPU_PREFERRED["tabu"] != ""
+    assert puzzle.move("swap").cpu_preferred == puzzle.move("sirdey").cpu_preferred == ""
+    assert portfolio.cpu_preferred(puzzle) == ""  # 9x9: the rounds' move swap
+    assert portfolio.cpu_preferred(puzzle.stand_in(portfolio.LOCAL_SEARCH_ORDER)) == sudoku.CPU_PREFERRED["tabu"]
+    assert portfolio.cpu_preferred(puzzle.stand_in(portfolio.LOCAL_SEARCH_ORDER - 1)) == ""
+
+
+def test_the_annealer_with_auto_runs_move_tabu_on_the_cpu_beside_a_gpu(a_usable_gpu, cli):
+    easy = (ROOT / "examples" / "seed_easy.txt").read_text()
+    status, out, err = cli("solve", "-", "--method", "anneal", "--move", "tabu", "--chains", "2", "--seed", "1",
+                           "--json", stdin=easy)
+    assert status == 0 and json.loads(out)["backend"] == "cpu", err
+    assert "gpu-sa: auto chose cpu over the CUDA GPU Fake H200: move tabu runs one chain per GPU thread" in err
+    result = gpu_sa.anneal(gpu_sa.parse(easy)[0], move="tabu", backend="auto", chains=2, seed=1)
+    assert result.solved and result.backend == "cpu"
+
+
+def test_method_auto_with_auto_asks_for_the_cpu_at_its_local_search_orders(a_usable_gpu, cli, monkeypatch):
+    from gpu_sa import portfolio
+
+    easy = (ROOT / "examples" / "seed_easy.txt").read_text()
+    monkeypatch.setattr(portfolio, "LOCAL_SEARCH_ORDER", 3)  # the easy 9x9 stands for a 36x36: propagation answers
+    status, out, err = cli("solve", "-", "--json", stdin=easy)
+    assert status == 0 and json.loads(out)["backend"] == "cpu", err
+    assert "gpu-sa: auto chose cpu over the CUDA GPU Fake H200: move tabu" in err
+    chosen = []
+    select = backends.select
+    monkeypatch.setattr(backends, "select", lambda name, **why: chosen.append(why) or select(name, **why))
+    assert portfolio.solve(gpu_sa.parse(easy)[0], seed=1, backend="auto").solved
+    assert chosen == [{"cpu_preferred": portfolio.cpu_preferred(gpu_sa.parse(easy)[0])}] and chosen[0]["cpu_preferred"]
+
+
+def test_dask_workers_are_told_cpu_for_move_tabu_when_auto_chose_it_here(a_usable_gpu, cli, monkeypatch):
+    """Each worker chooses its own backend; when auto here ran the moves on the CPU for their own reason, the
+    workers get ``cpu`` rather than ``auto`` (theirs would pick their GPU). The cluster is stood in for: the task
+    runs in this process with the backend name the workers would receive."""
+    import contextlib
+    import types
+
+    from gpu_sa import runner
+    from gpu_sa.apps import distributed
+
+    told = []
+
+    def solve_one(puzzle, *, client, move, schedule, **engine):
+        told.append(engine["backend"])
+        return types.SimpleNamespace(result=runner.anneal(puzzle, move=move, schedule=schedule, **engine))
+
+    monkeypatch.setattr(distributed, "cluster", lambda **where: contextlib.nullcontext(None))
+    monkeypatch.setattr(distributed, "solve_one", solve_one)
+    easy = (ROOT / "examples" / "seed_easy.txt").read_text()
+    status, out, err = cli("solve", "-", "--move", "tabu", "--chains", "2", "--seed", "1", "--workers", "1", "--json",
+                           stdin=easy)
+    assert status == 0 and json.loads(out)["backend"] == "cpu", err
+    assert told == ["cpu"]
+    status, out, err = cli("solve", "-", "--move", "tabu", "--backend", "numpy", "--chains", "2", "--seed", "1",
+                           "--max-moves", "50", "--workers", "1", "--json", stdin=easy)
+    assert told == ["cpu", "numpy"], err

@@ -53,7 +53,9 @@ def _moves_help():
 # Passed by keyword to gpu_sa.runner.anneal when given: a new engine option is one declaration here.
 ENGINE_OPTIONS = (
     Option("--backend", "where chains run: cuda (GPU), cpu (numba, all cores), numpy (the plain reference), auto = "
-           "cuda if a GPU is usable, else cpu (default: auto; the choice is printed on stderr)",
+           "cuda if a GPU is usable, else cpu, but cpu for sudoku's move tabu (the default from 25x25, and method auto's "
+           "chains from 36x36), whose GPU kernel is far slower per chain (default: auto; the choice and why go to "
+           "stderr)",
            Choice(("auto", "cuda", "cpu", "numpy")), default="auto", applies=CHAINS),
     Option("--chains", "independent chains run in lockstep, per puzzle (default: cuda enough to fill the GPU, "
            "or at most 2048 per puzzle when several puzzles share the launches; cpu 256, numpy 64; sudoku's move tabu on "
@@ -223,7 +225,8 @@ def _application(method, puzzles, args) -> int:
     from ..puzzles.spec import application
 
     run_one = application(method.runs)
-    backend, why = backends.select(args.backend)
+    reasons = map(application(method.cpu_preferred), puzzles) if method.cpu_preferred else ()
+    backend, why = backends.select(args.backend, cpu_preferred=next((reason for reason in reasons if reason), ""))
     seed = runner.default_seed() if args.seed is None else args.seed
     if not args.quiet:
         ending.note(f"gpu-sa: {why}")
@@ -244,12 +247,13 @@ def _application(method, puzzles, args) -> int:
 def _anneal(app, kind, puzzles, args) -> int:
     from .. import backends, runner
 
-    backend, why = backends.select(args.backend)
     # built on copies, for the schedules and the chain checks: a puzzle caches its rules' root, and the runner, which
     # builds the move again inside the clock, would then leave that solving work (Sudoku: propagation, the root's
     # strengthening) off it, as a peer's clock does not leave off its own rules
     moves = [replace(puzzle).move(args.move or getattr(puzzle, "default_move", kind.DEFAULT_MOVE),
                               propagate=not args.no_propagate) for puzzle in puzzles]
+    cpu_preferred = next((move.cpu_preferred for move in moves if move.cpu_preferred), "")
+    backend, why = backends.select(args.backend, cpu_preferred=cpu_preferred)
     laws = [app.schedule_for(move, law=args.schedule, t0=args.t0, t_end=args.t_end, plateaus=args.plateaus,
                              plateau_length=args.plateau_length, delta=args.delta, temperatures=args.temperatures,
                              replicas=args.replicas)
@@ -268,6 +272,8 @@ def _anneal(app, kind, puzzles, args) -> int:
         check_output(args.trace, "--trace", overwrite=True)  # a plain file; TraceWriter refuses an existing one
         trace = TraceWriter(args.trace, overwrite=args.force)  # before any run: one line, exit 2
     on_cluster = args.dask is not None or args.workers is not None
+    # each worker chooses for itself, among its own devices; what the moves prefer is decided here, once
+    on_workers = "cpu" if args.backend == "auto" and cpu_preferred else args.backend
     batched = args.batch != 1 and len(puzzles) > 1 and not any(dumps)
     if not args.quiet:
         ending.note(f"gpu-sa: {why}")
@@ -279,7 +285,7 @@ def _anneal(app, kind, puzzles, args) -> int:
     def answers():
         if on_cluster:
             yield from app.on_cluster(puzzles, laws, address=args.dask, workers=args.workers, move=args.move,
-                                      engine={**engine, "backend": args.backend}, batch=args.batch,
+                                      engine={**engine, "backend": on_workers}, batch=args.batch,
                                       fmt=args.output_format, check_unique=args.check_unique)
             return
         if batched:

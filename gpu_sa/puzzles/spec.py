@@ -36,6 +36,9 @@ class Method:
     help: str
     exact: bool = False
     runs: str | None = None
+    # with ``runs``: "module:function", (puzzle) -> why ``--backend auto`` runs the application on the CPU for that
+    # puzzle ("" where the GPU serves); None: the GPU always
+    cpu_preferred: str | None = None
 
 
 ANNEAL = Method("anneal", "the batch annealer")

@@ -43,7 +43,7 @@ FORMAT_HELP = {
 METHODS = (
     Method("auto", "propagation, then the seeded complete search and the annealer in turns with doubling budgets, "
            "the first verified answer wins (the measured default: README, 'Large Sudoku')",
-           runs="gpu_sa.apps.solve:auto"),
+           runs="gpu_sa.apps.solve:auto", cpu_preferred="gpu_sa.portfolio:cpu_preferred"),
     ANNEAL,
     Method("exact", "the complete search (the three rules, then branching) with seeded restarts (gpu-sa exact counts solutions too)",
            exact=True),
@@ -54,6 +54,14 @@ DEFAULT_MOVE = "swap"  # below TABU_FROM_ORDER (the seeds' annealer; bench/RESUL
 # swap answered 0 of 5 Lloyd & Amos 25x25 at 45 % in 20 s, tabu all of them in 0.07 s (median).
 TABU_FROM_ORDER = 5
 DEFAULT_MOVE_NOTES = {"swap": "default below 25x25", "tabu": "default from 25x25"}  # for --help
+
+
+# Move tabu's kernel runs a chain's whole neighbourhood scan on one GPU thread: on an NVIDIA H200 a 49x49 chain made
+# 25-85 moves a second against about 37,000 on one CPU core, and `solve` failed in 15 s a grid the 16 cores solved
+# in 2.8 s (bench/RESULTS.md, seventeenth session). Until the kernel scans with many threads, auto keeps it off the GPU.
+# Per move: why `--backend auto` runs it on the CPU (AnnealMove.cpu_preferred); a move not named runs on the GPU.
+CPU_PREFERRED = {"tabu": "move tabu runs one chain per GPU thread, hundreds of times slower per chain than a CPU "
+                         "core (bench/RESULTS.md)"}
 
 
 def default_move(order: int) -> str:
@@ -205,7 +213,7 @@ class Sudoku:
                 memory_size=tabu.memory_size(free, self.side),
                 max_delta=geo.peers, plateau_length=geo.cells, max_cost=geo.max_cost,
                 log_states=geo.cells * math.log(self.side), has_free_variables=free > 0,
-                schedule_defaults=tabu.SCHEDULE, chains_per_core=1)
+                schedule_defaults=tabu.SCHEDULE, chains_per_core=1, cpu_preferred=CPU_PREFERRED["tabu"])
         free = np.flatnonzero(givens < 0).astype(np.int32)
         candidates = sirdey.candidate_table(masks, self.side)
         tables = sirdey.SirdeyTables(
