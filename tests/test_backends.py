@@ -132,3 +132,31 @@ def test_dask_workers_are_told_cpu_for_move_tabu_when_auto_chose_it_here(a_usabl
     status, out, err = cli("solve", "-", "--move", "tabu", "--backend", "numpy", "--chains", "2", "--seed", "1",
                            "--max-moves", "50", "--workers", "1", "--json", stdin=easy)
     assert told == ["cpu", "numpy"], err
+
+
+def test_the_page_with_auto_anneals_move_tabu_on_the_cpu_beside_a_gpu(a_usable_gpu):
+    """`gpu-sa view` picks its backend once; with auto beside a GPU, a run of move tabu still goes to the CPU (its
+    start event says where), and the other moves to the GPU. Only the tabu run anneals here (the GPU is a stand-in)."""
+    import threading
+
+    from gpu_sa.view.server import ViewServer
+    from view_helpers import EASY, request
+
+    backend, why = backends.select("auto")
+    server = ViewServer(0, backend, why, auto=True)
+    assert server.backend_for("swap") is backend and server.backend_for("sirdey") is backend
+    assert server.backend_for("tabu").name == "cpu"
+    named = ViewServer(0, backend, why)  # --backend cuda: the GPU for every move
+    named.server_close()
+    assert named.backend_for("tabu") is backend
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        status, events = request(server, "POST", "/api/anneal", {"text": EASY, "move": "tabu", "chains": 2, "seed": "1"})
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+    assert status == 200 and events[0]["event"] == "start" and events[0]["backend"] == "cpu"
+    assert events[-1]["event"] == "result" and events[-1]["solved"]
+

@@ -35,8 +35,8 @@ def add_arguments(parser) -> None:
                         help="port on 127.0.0.1 to serve on (default 8765; 0 = any free port; the address is printed)")
     parser.add_argument("--no-browser", action="store_true", help="do not open the page in a web browser")
     parser.add_argument("--backend", choices=backends.BACKENDS, default="auto",
-                        help="where the page's annealing runs, chosen once at start, for every move (default: auto = cuda "
-                             "if a GPU is usable, else cpu; move tabu is far faster per chain on cpu)")
+                        help="where the page's annealing runs (default: auto = cuda if a GPU is usable, else cpu; auto "
+                             "runs move tabu on cpu, where it is far faster per chain)")
 
 
 def _port(text):
@@ -60,7 +60,7 @@ def run(args) -> int:
         print(f"gpu-sa: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        server = ViewServer(args.port, backend, why)
+        server = ViewServer(args.port, backend, why, auto=args.backend == "auto")
     except OSError as error:
         hint = "; choose another with --port, or --port 0 for any free one" if args.port else ""
         print(f"gpu-sa: error: cannot serve on 127.0.0.1:{args.port}: {error.strerror}{hint}", file=sys.stderr)

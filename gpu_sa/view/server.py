@@ -46,8 +46,8 @@ from importlib import resources
 
 import numpy as np
 
-from .. import __version__, runner, stop
-from ..puzzles.sudoku import DEFAULT_MOVE, MOVES
+from .. import __version__, backends, runner, stop
+from ..puzzles.sudoku import CPU_PREFERRED, DEFAULT_MOVE, MOVES
 from . import api
 
 HOST = "127.0.0.1"
@@ -110,9 +110,11 @@ class ViewServer(ThreadingHTTPServer):
     allow_reuse_port = False
     request_queue_size = MAX_CONNECTIONS
 
-    def __init__(self, port: int, backend, backend_why: str):
+    def __init__(self, port: int, backend, backend_why: str, *, auto: bool = False):
         super().__init__((HOST, port), Handler)
         self.backend, self.backend_why = backend, backend_why
+        # with auto beside a GPU, a move whose GPU kernel loses runs on the CPU (backend_for)
+        self.cpu_backend = backends.CpuBackend() if auto and backend.name == "cuda" else None
         self.stopping = threading.Event()
         self.anneal_slot = threading.Lock()
         self.searches = threading.BoundedSemaphore(MAX_SEARCHES)
@@ -122,6 +124,11 @@ class ViewServer(ThreadingHTTPServer):
         self.reading: dict[socket.socket, float] = {}  # connections still sending their request: deadline
         self.static = {entry.name: entry for entry in resources.files(__package__).joinpath("static").iterdir()
                        if entry.is_file() and _suffix(entry.name) in STATIC_TYPES}
+
+    def backend_for(self, move: str):
+        """Where a run of ``move`` anneals: the server's backend, except that with ``auto`` a move that prefers the
+        CPU (``puzzles.sudoku.CPU_PREFERRED``: move tabu) runs on the CPU beside a GPU, as ``solve`` does."""
+        return self.cpu_backend if self.cpu_backend is not None and CPU_PREFERRED.get(move) else self.backend
 
     @property
     def url(self) -> str:
@@ -391,7 +398,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _anneal(self, body):
         puzzle, _ = api.puzzle_of(body.get("text"))
-        options = api.anneal_options(body, self.server.backend, puzzle=puzzle)
+        backend = self.server.backend_for(body.get("move") or DEFAULT_MOVE)
+        options = api.anneal_options(body, backend, puzzle=puzzle)
         if puzzle.contradicts():  # as solve does: no chain could ever reach cost 0
             raise api.ApiError("no solution: the three rules alone find a contradiction in these givens", 422)
         if not self.server.anneal_slot.acquire(blocking=False):
@@ -414,10 +422,10 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Type", "application/x-ndjson")
             self.send_header("Cache-Control", "no-store")
             self.end_headers()  # HTTP/1.0: the stream ends when the connection closes
-            self._line({"event": "start", "run": work.id, "backend": self.server.backend.name,
+            self._line({"event": "start", "run": work.id, "backend": backend.name,
                         **options, "seed": str(options["seed"])})
             try:
-                result = runner.anneal(puzzle, backend=self.server.backend, progress=progress,
+                result = runner.anneal(puzzle, backend=backend, progress=progress,
                                        stop_when=lambda: work.stopped, **options)
             except (RunStopped, stop.Interrupted):  # Interrupted: stopped before the chains had run
                 result = None
