@@ -497,7 +497,8 @@ def select(name: str, *, cpu_preferred: str = ""):
     if name == "auto":
         if usable and not simulated:
             if cpu_preferred:
-                return CpuBackend(), f"auto chose cpu over the {why}: {cpu_preferred} (--backend cuda runs it there)"
+                return CpuBackend(), (f"auto chose cpu over the {why}: {cpu_preferred}; "
+                                      "--backend cuda runs it there anyway")
             return CudaBackend(), f"auto chose cuda: {why}"
         return CpuBackend(), f"auto chose cpu: {why}"
     return (CpuBackend() if name == "cpu" else NumpyBackend()), f"backend {name} requested"

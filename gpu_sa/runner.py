@@ -195,7 +195,7 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None
     with _interrupts():
         while source.peek() is not None and not stop_module.requested() and not (stop_when is not None and stop_when()):
             first = source.peek()[2]
-            if isinstance(backend, str):  # auto, for every batch: the first puzzle's move decides (one file, one move)
+            if isinstance(backend, str):  # auto, decided once: by the first puzzle's move (a file holds one kind)
                 backend, _ = backends_module.select(backend, cpu_preferred=first.cpu_preferred)
             shared = batch != 1 and source.more_than_one()
             rows = options.chains or (backend.dataset_chains(first) if shared else backend.default_chains(first))

@@ -61,7 +61,7 @@ DEFAULT_MOVE_NOTES = {"swap": "default below 25x25", "tabu": "default from 25x25
 # in 2.8 s (bench/RESULTS.md, seventeenth session). Until the kernel scans with many threads, auto keeps it off the GPU.
 # Per move: why `--backend auto` runs it on the CPU (AnnealMove.cpu_preferred); a move not named runs on the GPU.
 CPU_PREFERRED = {"tabu": "move tabu runs one chain per GPU thread, hundreds of times slower per chain than a CPU "
-                         "core (bench/RESULTS.md)"}
+                         "core (README: Installing for a GPU)"}
 
 
 def default_move(order: int) -> str:
