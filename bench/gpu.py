@@ -37,6 +37,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -360,17 +361,47 @@ def stage_large(context, section, budget):
     backends = ("cuda", "cpu") if "--backend" in helped.stdout else ("default",)
     # the device's run carries the peer too (its column is the same in both): it gets twice the cpu run's share
     weights = [2 if peer and index == 0 else 1 for index in range(len(backends))]
-    for index, backend in enumerate(backends):
-        share = (deadline - time.perf_counter()) * weights[index] / sum(weights[index:])
-        command = [sys.executable, "bench/large.py", *options, *(["--backend", backend] if backend != "default" else []),
-                   *(peer if index == 0 else [])]  # the peer once, in the device's run: its column is the same
-        ran = run(command, share, base_env(real_cuda=False))
-        statuses.append(ran.returncode)
-        section.body += [f"Command: `{ran.shown}`: {outcome(ran)}", ""]
-        section.body += [line for line in ran.stdout.splitlines() if line.startswith("|")] + [""]
-        if ran.returncode != 0:
-            section.body += fenced(tail(ran.stderr, 15))
+    with tempfile.TemporaryDirectory(prefix="gpu-large-") as scratch:
+        for index, backend in enumerate(backends):
+            share = (deadline - time.perf_counter()) * weights[index] / sum(weights[index:])
+            # each run's own records, fresh (large.py would otherwise reuse runs they hold): the per-run table below
+            records = Path(scratch) / f"{backend}.jsonl"
+            command = [sys.executable, "bench/large.py", *options,
+                       *(["--backend", backend] if backend != "default" else []),
+                       *(["--records", str(records)] if "--records" in helped.stdout else []),
+                       *(peer if index == 0 else [])]  # the peer once, in the device's run: its column is the same
+            ran = run(command, share, base_env(real_cuda=False))
+            statuses.append(ran.returncode)
+            section.body += [f"Command: `{ran.shown}`: {outcome(ran)}", ""]
+            section.body += [line for line in ran.stdout.splitlines() if line.startswith("|")] + [""]
+            section.body += large_runs_table(records)
+            if ran.returncode != 0:
+                section.body += fenced(tail(ran.stderr, 15))
     section.status = _combined(statuses, len(backends))
+
+
+def large_runs_table(records: Path) -> list[str]:
+    """Markdown lines: each run bench/large.py recorded, with what the summary leaves out: where an unsolved run
+    ended (our best cost, or the peer's own count of clashes), and the chains and moves it took. The first H200 run
+    had these only from the records, read by hand; empty when there are none."""
+    try:
+        runs = [json.loads(line) for line in records.read_text().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return []
+    if not runs:
+        return []
+    lines = ["Each run, from bench/large.py's records (cost left: ours, the best chain's cost; a peer's, its own count "
+             "of clashes; moves: per chain):", "",
+             "| instance | method | backend | status | solve s | cost left | chains | moves |", "|---|---|---|---|---|---|---|---|"]
+    for r in runs:
+        cost = r.get("cost", r.get("peer_clashes"))
+        seconds = r.get("seconds")
+        cells = [r.get("file"), r.get("method"), r.get("backend"), r.get("status"),
+                 None if seconds is None else f"{seconds:.3f}", cost,
+                 r.get("chains"), r.get("moves")]
+        lines.append("| " + " | ".join("-" if cell is None else (f"{cell:,}" if isinstance(cell, int) else str(cell))
+                                        for cell in cells) + " |")
+    return lines + [""]
 
 
 def lloyd_amos_folder() -> Path:

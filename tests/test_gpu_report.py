@@ -98,7 +98,7 @@ def test_large_runs_36x36_alone_where_the_shared_instances_are_missing(tmp_path)
 def test_sudoku_ls_joins_the_devices_run_when_it_came_with_the_checkout(tmp_path, monkeypatch):
     program = tmp_path / "Sudoku-LS"
     program.write_text("#!/bin/sh\n")
-    help_text = "--set --budget --peers --sudoku-ls --backend"
+    help_text = "--set --budget --peers --sudoku-ls --backend --records"
     plan = gpu.PLANS["full"].large
     options, note = gpu.sudoku_ls_peer(plan, help_text, str(program))  # not executable yet
     assert options == [] and "not an executable file" in note
@@ -130,6 +130,9 @@ def test_sudoku_ls_joins_the_devices_run_when_it_came_with_the_checkout(tmp_path
     assert [command[command.index("--backend") + 1] for command in runs] == ["cuda", "cpu"]
     assert runs[0][-4:] == ["--peers", "sudoku-ls", "--sudoku-ls", str(program)]
     assert "--peers" not in runs[1] and section_.status == "done"
+    # each run records into a file of its own, fresh (bench/large.py would reuse the runs an old file holds)
+    records = [command[command.index("--records") + 1] for command in runs]
+    assert len(set(records)) == 2 and not any(os.path.exists(path) for path in records)
     # the device's run, which carries the peer, gets two thirds of the stage; the cpu run what is left (here all
     # of it: the recorded device run took no time)
     assert budgets[0] == pytest.approx(60, abs=1) and budgets[1] == pytest.approx(90, abs=1)
@@ -224,3 +227,19 @@ def test_the_commit_given_reaches_every_benchmark_header(monkeypatch):
     assert common.environment()["commit"] == "given-by-hand"
     monkeypatch.delenv("GPU_SA_COMMIT")
     assert common.environment()["commit"] != "given-by-hand"
+
+
+def test_the_large_stage_lists_each_run_with_where_it_ended(tmp_path):
+    """The summary table gives solved counts and medians only; each run's line keeps where an unsolved run ended
+    (our best cost, the peer's own clashes) and the chains and moves it took."""
+    records = tmp_path / "cuda.jsonl"
+    assert gpu.large_runs_table(records) == []  # no records: nothing
+    runs = [dict(file="inst49x49_50_0.txt", method="anneal", backend="cuda", status="unsolved", seconds=15.23456,
+                 cost=256, chains=135168, moves=681),
+            dict(file="inst49x49_50_0.txt", method="sudoku-ls", status="unsolved", seconds=None, peer_clashes=3)]
+    records.write_text("".join(json.dumps(run) + "\n" for run in runs))
+    lines = gpu.large_runs_table(records)
+    assert "| inst49x49_50_0.txt | anneal | cuda | unsolved | 15.235 | 256 | 135,168 | 681 |" in lines
+    assert "| inst49x49_50_0.txt | sudoku-ls | - | unsolved | - | 3 | - | - |" in lines
+    records.write_text("not json\n")
+    assert gpu.large_runs_table(records) == []
