@@ -8,6 +8,7 @@ import gpu_sa
 from conftest import ROOT
 from gpu_sa import backends
 
+EASY = (ROOT / "examples" / "seed_easy.txt").read_text()
 H100 = {"sms": 132, "threads_per_sm": 2048, "registers_per_sm": 65536, "blocks_per_sm": 32,
         "shared_per_sm": 228 * 1024}
 
@@ -73,7 +74,7 @@ def test_move_tabu_and_the_local_search_orders_of_auto_say_why_they_prefer_the_c
     from gpu_sa import portfolio
     from gpu_sa.puzzles import sudoku
 
-    puzzle = gpu_sa.parse((ROOT / "examples" / "seed_easy.txt").read_text())[0]
+    puzzle = gpu_sa.parse(EASY)[0]
     assert puzzle.move("tabu").cpu_preferred == sudoku.CPU_PREFERRED["tabu"] != ""
     assert puzzle.move("swap").cpu_preferred == puzzle.move("sirdey").cpu_preferred == ""
     assert portfolio.cpu_preferred(puzzle) == ""  # 9x9: the rounds' move swap
@@ -82,28 +83,26 @@ def test_move_tabu_and_the_local_search_orders_of_auto_say_why_they_prefer_the_c
 
 
 def test_the_annealer_with_auto_runs_move_tabu_on_the_cpu_beside_a_gpu(a_usable_gpu, cli):
-    easy = (ROOT / "examples" / "seed_easy.txt").read_text()
     status, out, err = cli("solve", "-", "--method", "anneal", "--move", "tabu", "--chains", "2", "--seed", "1",
-                           "--json", stdin=easy)
+                           "--json", stdin=EASY)
     assert status == 0 and json.loads(out)["backend"] == "cpu", err
     assert "gpu-sa: auto chose cpu over the CUDA GPU Fake H200: move tabu runs one chain per GPU thread" in err
-    result = gpu_sa.anneal(gpu_sa.parse(easy)[0], move="tabu", backend="auto", chains=2, seed=1)
+    result = gpu_sa.anneal(gpu_sa.parse(EASY)[0], move="tabu", backend="auto", chains=2, seed=1)
     assert result.solved and result.backend == "cpu"
 
 
 def test_method_auto_with_auto_asks_for_the_cpu_at_its_local_search_orders(a_usable_gpu, cli, monkeypatch):
     from gpu_sa import portfolio
 
-    easy = (ROOT / "examples" / "seed_easy.txt").read_text()
     monkeypatch.setattr(portfolio, "LOCAL_SEARCH_ORDER", 3)  # the easy 9x9 stands for a 36x36: propagation answers
-    status, out, err = cli("solve", "-", "--json", stdin=easy)
+    status, out, err = cli("solve", "-", "--json", stdin=EASY)
     assert status == 0 and json.loads(out)["backend"] == "cpu", err
     assert "gpu-sa: auto chose cpu over the CUDA GPU Fake H200: move tabu" in err
     chosen = []
     select = backends.select
     monkeypatch.setattr(backends, "select", lambda name, **why: chosen.append(why) or select(name, **why))
-    assert portfolio.solve(gpu_sa.parse(easy)[0], seed=1, backend="auto").solved
-    assert chosen == [{"cpu_preferred": portfolio.cpu_preferred(gpu_sa.parse(easy)[0])}] and chosen[0]["cpu_preferred"]
+    assert portfolio.solve(gpu_sa.parse(EASY)[0], seed=1, backend="auto").solved
+    assert chosen == [{"cpu_preferred": portfolio.cpu_preferred(gpu_sa.parse(EASY)[0])}] and chosen[0]["cpu_preferred"]
 
 
 def test_dask_workers_are_told_cpu_for_move_tabu_when_auto_chose_it_here(a_usable_gpu, cli, monkeypatch):
@@ -124,13 +123,12 @@ def test_dask_workers_are_told_cpu_for_move_tabu_when_auto_chose_it_here(a_usabl
 
     monkeypatch.setattr(distributed, "cluster", lambda **where: contextlib.nullcontext(None))
     monkeypatch.setattr(distributed, "solve_one", solve_one)
-    easy = (ROOT / "examples" / "seed_easy.txt").read_text()
     status, out, err = cli("solve", "-", "--move", "tabu", "--chains", "2", "--seed", "1", "--workers", "1", "--json",
-                           stdin=easy)
+                           stdin=EASY)
     assert status == 0 and json.loads(out)["backend"] == "cpu", err
     assert told == ["cpu"]
     status, out, err = cli("solve", "-", "--move", "tabu", "--backend", "numpy", "--chains", "2", "--seed", "1",
-                           "--max-moves", "50", "--workers", "1", "--json", stdin=easy)
+                           "--max-moves", "50", "--workers", "1", "--json", stdin=EASY)
     assert told == ["cpu", "numpy"], err
 
 
@@ -140,7 +138,7 @@ def test_the_page_with_auto_anneals_move_tabu_on_the_cpu_beside_a_gpu(a_usable_g
     import threading
 
     from gpu_sa.view.server import ViewServer
-    from view_helpers import EASY, request
+    from view_helpers import EASY as EASY_LINE, request
 
     backend, why = backends.select("auto")
     server = ViewServer(0, backend, why, auto=True)
@@ -152,7 +150,7 @@ def test_the_page_with_auto_anneals_move_tabu_on_the_cpu_beside_a_gpu(a_usable_g
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
-        status, events = request(server, "POST", "/api/anneal", {"text": EASY, "move": "tabu", "chains": 2, "seed": "1"})
+        status, events = request(server, "POST", "/api/anneal", {"text": EASY_LINE, "move": "tabu", "chains": 2, "seed": "1"})
     finally:
         server.shutdown()
         server.server_close()

@@ -60,7 +60,7 @@ DEFAULT_MOVE_NOTES = {"swap": "default below 25x25", "tabu": "default from 25x25
 # 25-85 moves a second against 360,000-820,000 on one CPU core, and `solve` failed in 15 s a grid the 16 cores solved
 # in 2.8 s (bench/RESULTS.md, seventeenth session). Until the kernel scans with many threads, auto keeps it off the GPU.
 # Per move: why `--backend auto` runs it on the CPU (AnnealMove.cpu_preferred); a move not named runs on the GPU.
-CPU_PREFERRED = {"tabu": "move tabu runs one chain per GPU thread, hundreds of times slower per chain than a CPU "
+CPU_PREFERRED = {"tabu": "move tabu runs one chain per GPU thread, thousands of times slower per chain than a CPU "
                          "core (README: Installing for a GPU)"}
 
 
