@@ -53,9 +53,9 @@ def propagate(cand, placed, peers, units, full):
             if single:
                 for cell in unit:
                     mask = cand[cell] & single
+                    if mask & (mask - 1):
+                        return False
                     if mask and cand[cell] != mask:
-                        if mask & (mask - 1):
-                            return False
                         cand[cell] = mask
                         pending.append(cell)
         if pending:

@@ -447,6 +447,36 @@ def test_the_searchs_incremental_fixpoint_is_the_closure_of_the_rules():
     assert checked > 100 and 0 < contradicted < checked, (checked, contradicted)
 
 
+# A state the search reached (17-clue puzzle 421 of Royle's set, its first branch): row 6 holds 5 and 7 only in
+# cell (6, 3), whose candidates are exactly {5, 7}. Each digit's last place is that cell, which cannot take both.
+TWO_LAST_PLACES = """
+489 3 4589 1 6 57 79 789 2
+89 6 589 4 2 57 3 789 1
+7 1 2 9 8 3 5 4 6
+1489 49 14789 6 3 149 2 15789 5789
+3 2 1479 8 5 149 6 179 79
+6 5 189 2 7 19 4 3 89
+149 49 149 57 14 2 8 6 3
+2 8 3 57 14 6 79 579 579
+5 7 6 3 9 8 1 2 4"""
+
+
+def test_a_cell_that_is_the_last_place_of_two_digits_is_a_contradiction_even_holding_just_those_two():
+    """The uniqueness rule once skipped a cell whose candidates were exactly the digits that had their last place
+    in it, so the search went on below a dead state (and the Python twin with it): 2.8 % more branches on top1465
+    (63,600 against 61,870), 2.2 % on 17-clue puzzles."""
+    cand = np.array([sum(1 << (int(d) - 1) for d in word) for word in TWO_LAST_PLACES.split()], dtype=np.uint64)
+    peers, units, cell_units, full = exact.tables(3)
+    trace = np.zeros((1 + 9 * 81, exact.TRACE_COLUMNS), dtype=np.int64)
+    assert not exact.rule_round(cand.copy(), peers, units, cell_units, full, trace)
+    last = trace[trace[0, 0]]
+    assert (last[0], last[1], last[5], last[6]) == (exact.UNIQUENESS, exact.CONTRADICTION, 6 * 9 + 3, 0b1010000)
+    placed = np.array([exact._popcount(c) == 1 for c in cand], dtype=np.uint8)
+    dirty = np.full(units.shape[0], 0xFF, dtype=np.uint8)
+    assert not exact._fixpoint(cand.copy(), placed, peers, units, cell_units, full, np.empty(81, dtype=np.int64), 0,
+                               dirty, None)
+
+
 def test_a_contradiction_found_by_propagation_is_real():
     seen = 0
     for order in (2, 3, 4):

@@ -128,10 +128,12 @@ def _uniqueness(cand, u, units, full, cell_units, dirty, pending, top, trace):
         for k in range(side):
             cell = units[u, k]
             mask = cand[cell] & single
+            if mask & (mask - ONE):
+                # also when the cell holds exactly those digits: it cannot take both (a cell left with two
+                # candidates that were each the last place of its digit used to pass here unnoticed)
+                _log(trace, UNIQUENESS, CONTRADICTION, u, -1, -1, cell, mask)
+                return -1
             if mask and cand[cell] != mask:
-                if mask & (mask - ONE):
-                    _log(trace, UNIQUENESS, CONTRADICTION, u, -1, -1, cell, mask)
-                    return -1
                 _strip(cand, cell, ~mask, cell_units, dirty, trace, UNIQUENESS, u, -1, -1)
                 pending[top] = cell
                 top += 1
