@@ -1,0 +1,366 @@
+"""The 9x9 deterministic search on per-digit bitboards: the same rules, branches and answers, twice as fast.
+
+``backtracking.search_core`` keeps one candidate mask per cell, so a placed digit walks its 20 peers and a hidden
+single scans each unit cell by cell. Here a grid is 9 boards, one per digit, each the set of cells where that
+digit is still possible, in three words of 27 bits (the 9x9 solvers' usual layout, as in JCZSolve):
+
+    word b = band b (rows 3b..3b+2)        bit 9k + c = row 3b + k, column c
+
+    bits  0- 8: row 3b      . . . | . . . | . . .     a row is a 9-bit run of one word,
+    bits  9-17: row 3b + 1  . . . | . . . | . . .     a box three 3-bit runs of one word (BOX << 3j),
+    bits 18-26: row 3b + 2  . . . | . . . | . . .     a column one bit in each run of each word (COLUMN << c)
+
+Removing a placed digit from its peers is then three AND-NOTs, and a unit has one place left for a digit when
+its bits of that board are a single bit. A state is ``WORDS`` words:
+
+    [0, 27)    board of digit d, band b at 3 d + b
+    [27, 30)   SOLVED: the cells whose single digit has been taken from their peers (``placed`` there)
+    [30, 33)   PAIRED: the cells that had exactly two digits when the naked pairs last looked
+
+The rules and their fixpoint are those of ``propagation._fixpoint`` (naked and hidden singles, naked pairs), and
+the branching that of ``search_core`` without features or seed: the lowest free cell with the fewest candidates,
+its digits in increasing order. The fixpoint of the three rules does not depend on the order they are applied in,
+so every node is the same, and so are the counts, the first solution and the branches tried:
+tests/test_exact_bitboard.py compares them on every puzzle it has, and bench/exact.py on whole sets. Used for
+order 3 by ``count_many`` and the deterministic ``count_solutions``; bench/RESULTS.md, eighteenth session, has
+the speed.
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .backtracking import COMPLETE, NODE_LIMIT, POLL_MASK, STOPPED
+from .board import ONE, ZERO, _candidates_of, _digits_of, _popcount
+
+SIDE = 9
+CELLS = 81
+BAND = 27  # cells per word
+WORDS = 33
+SOLVED = 27
+PAIRED = 30
+FULL = np.uint64((1 << BAND) - 1)
+ROW = np.uint64(0x1FF)
+BOX = np.uint64(0x1C0E07)  # three 3-bit runs, 9 bits apart
+COLUMN = np.uint64(0x40201)  # bits 0, 9 and 18
+_helper = numba.njit(cache=True, nogil=True, _nrt=False)  # helpers allocate nothing: no reference counting
+
+
+def peer_boards() -> np.ndarray:
+    """(81, 3) uint64: the peers of each cell as a board (the cell itself not among them)."""
+    peers = np.zeros((CELLS, 3), dtype=np.uint64)
+    for cell in range(CELLS):
+        row, column = divmod(cell, SIDE)
+        for other in range(CELLS):
+            other_row, other_column = divmod(other, SIDE)
+            same_box = other_row // 3 == row // 3 and other_column // 3 == column // 3
+            if other != cell and (other_row == row or other_column == column or same_box):
+                peers[cell, other // BAND] |= np.uint64(1 << (other % BAND))
+    return peers
+
+
+PEERS = peer_boards()
+
+
+@numba.njit(cache=True, inline="always")
+def _lowest(x):
+    return x & (~x + ONE)
+
+
+@numba.njit(cache=True, inline="always")
+def _place(state, row, band, bit, digit):
+    """A hidden single: the cell of ``bit`` keeps ``digit`` only."""
+    for d in range(SIDE):
+        state[row, 3 * d + band] &= ~bit
+    state[row, 3 * digit + band] |= bit
+
+
+@_helper
+def _fixpoint(state, row, peers, looked):
+    """The three rules on ``state[row]`` until nothing changes; False on a contradiction. ``looked``: each digit's
+    board when the hidden singles last looked at it (a board unchanged since cannot give a new one)."""
+    while True:
+        # naked singles: a cell with one digit left takes it from its peers; a cell with none is a contradiction
+        spread = False
+        for band in range(3):
+            once = ZERO
+            twice = ZERO
+            for d in range(SIDE):
+                board = state[row, 3 * d + band]
+                twice |= once & board
+                once |= board
+            if once != FULL:
+                return False
+            new = once & ~twice & ~state[row, SOLVED + band]
+            while new:
+                bit = _lowest(new)
+                new ^= bit
+                digit = 0
+                while digit < SIDE and not state[row, 3 * digit + band] & bit:
+                    digit += 1
+                if digit == SIDE:  # a single of this pass emptied it
+                    return False
+                state[row, SOLVED + band] |= bit
+                cell = BAND * band + np.int64(_popcount(bit - ONE))
+                for b in range(3):
+                    state[row, 3 * digit + b] &= ~peers[cell, b]
+                spread = True
+        if spread:
+            continue
+        # hidden singles: a digit with one place left in a unit goes there; none left is a contradiction
+        placed = False
+        for d in range(SIDE):
+            if (state[row, 3 * d] == looked[3 * d] and state[row, 3 * d + 1] == looked[3 * d + 1]
+                    and state[row, 3 * d + 2] == looked[3 * d + 2]):
+                continue
+            looked[3 * d] = state[row, 3 * d]
+            looked[3 * d + 1] = state[row, 3 * d + 1]
+            looked[3 * d + 2] = state[row, 3 * d + 2]
+            in_column = ZERO  # the columns with a place, and with two or more (over the nine rows)
+            in_column_twice = ZERO
+            for band in range(3):
+                board = state[row, 3 * d + band]
+                solved = state[row, SOLVED + band]
+                for k in range(3):
+                    run = (board >> np.uint64(9 * k)) & ROW
+                    if run == ZERO:
+                        return False
+                    in_column_twice |= in_column & run
+                    in_column |= run
+                    if run & (run - ONE) == ZERO and not (run << np.uint64(9 * k)) & solved:
+                        _place(state, row, band, run << np.uint64(9 * k), d)
+                        placed = True
+                for j in range(3):
+                    box = board & (BOX << np.uint64(3 * j))
+                    if box == ZERO:
+                        return False
+                    if box & (box - ONE) == ZERO and not box & solved:
+                        _place(state, row, band, box, d)
+                        placed = True
+            if in_column != ROW:
+                return False
+            single_columns = in_column & ~in_column_twice
+            while single_columns:
+                column = _lowest(single_columns)
+                single_columns ^= column
+                shift = np.uint64(_popcount(column - ONE))
+                for band in range(3):
+                    bit = state[row, 3 * d + band] & (COLUMN << shift)
+                    if bit:
+                        if not bit & state[row, SOLVED + band]:
+                            _place(state, row, band, bit, d)
+                            placed = True
+                        break
+        if placed:
+            continue
+        # naked pairs: only a cell down to two digits since the last look can make a new one
+        if not _pairs(state, row):
+            return True
+
+
+@numba.njit(cache=True, inline="always")
+def _two_digit_cells(state, row, band):
+    once = ZERO
+    twice = ZERO
+    thrice = ZERO
+    for d in range(SIDE):
+        board = state[row, 3 * d + band]
+        thrice |= twice & board
+        twice |= once & board
+        once |= board
+    return twice & ~thrice
+
+
+@numba.njit(cache=True, inline="always")
+def _clear_pair(state, row, band, unit, first, second, keep):
+    """Take ``first`` and ``second`` from the cells of ``unit`` outside ``keep`` in one band; True if any left."""
+    rest_first = state[row, 3 * first + band] & unit & ~keep
+    rest_second = state[row, 3 * second + band] & unit & ~keep
+    state[row, 3 * first + band] &= ~rest_first
+    state[row, 3 * second + band] &= ~rest_second
+    return (rest_first | rest_second) != ZERO
+
+
+@numba.njit(cache=True, inline="always")
+def _pairs(state, row):
+    """Naked pairs found from the cells newly down to two digits; True if they removed a candidate."""
+    pairs0 = _two_digit_cells(state, row, 0)
+    pairs1 = _two_digit_cells(state, row, 1)
+    pairs2 = _two_digit_cells(state, row, 2)
+    changed = False
+    for band in range(3):
+        pairs = pairs0 if band == 0 else pairs1 if band == 1 else pairs2
+        new = pairs & ~state[row, PAIRED + band]
+        state[row, PAIRED + band] |= pairs
+        while new:
+            bit = _lowest(new)
+            new ^= bit
+            first = -1
+            second = -1
+            for d in range(SIDE):
+                if state[row, 3 * d + band] & bit:
+                    if first < 0:
+                        first = d
+                    else:
+                        second = d
+            if second < 0:
+                continue  # down to one digit since: the singles take it
+            position = np.int64(_popcount(bit - ONE))
+            same = state[row, 3 * first + band] & state[row, 3 * second + band] & pairs & ~bit
+            for unit in (ROW << np.uint64(9 * (position // 9)), BOX << np.uint64(3 * ((position % 9) // 3))):
+                partner = same & unit
+                if partner:
+                    changed |= _clear_pair(state, row, band, unit, first, second, bit | _lowest(partner))
+            column = COLUMN << np.uint64(position % 9)
+            for b in range(3):  # the column's partner may be in any band: the lowest one
+                others = pairs0 if b == 0 else pairs1 if b == 1 else pairs2
+                partner = state[row, 3 * first + b] & state[row, 3 * second + b] & others & column
+                if b == band:
+                    partner &= ~bit
+                if partner:
+                    for c in range(3):
+                        keep = (bit if c == band else ZERO) | (_lowest(partner) if c == b else ZERO)
+                        changed |= _clear_pair(state, row, c, column, first, second, keep)
+                    break
+    return changed
+
+
+@_helper
+def _branch_cell(state, row):
+    """(band, bit) of the lowest free cell with the fewest digits, as ``ordering._fewest_candidates`` without a
+    seed; band -1 when every cell is set. The digits are counted per cell in four bit planes (a binary adder)."""
+    best = 99
+    best_band = -1
+    best_bit = ZERO
+    for band in range(3):
+        free = FULL & ~state[row, SOLVED + band]
+        if free == ZERO:
+            continue
+        plane0 = ZERO
+        plane1 = ZERO
+        plane2 = ZERO
+        plane3 = ZERO
+        for d in range(SIDE):
+            carry0 = plane0 & state[row, 3 * d + band]
+            plane0 ^= state[row, 3 * d + band]
+            carry1 = plane1 & carry0
+            plane1 ^= carry0
+            carry2 = plane2 & carry1
+            plane2 ^= carry1
+            plane3 |= carry2
+        for count in range(2, min(best, SIDE + 1)):  # a lower band already holds a cell with ``best``
+            cells = free & (plane0 if count & 1 else ~plane0) & (plane1 if count & 2 else ~plane1)
+            cells &= (plane2 if count & 4 else ~plane2) & (plane3 if count & 8 else ~plane3)
+            if cells:
+                best = count
+                best_band = band
+                best_bit = _lowest(cells)
+                break
+        if best == 2:
+            break
+    return best_band, best_bit
+
+
+@numba.njit(cache=True, inline="always")
+def _digits_at(state, row, band, bit):
+    """The cell's digits as a 9-bit mask (bit d = digit d)."""
+    digits = 0
+    for d in range(SIDE):
+        if state[row, 3 * d + band] & bit:
+            digits |= 1 << d
+    return digits
+
+
+@numba.njit(cache=True, inline="always")
+def _masks(state, row, out):
+    """The state as ``backtracking``'s candidate masks (bit d of cell c = digit d possible)."""
+    for cell in range(CELLS):
+        band = cell // BAND
+        bit = ONE << np.uint64(cell % BAND)
+        mask = ZERO
+        for d in range(SIDE):
+            if state[row, 3 * d + band] & bit:
+                mask |= ONE << np.uint64(d)
+        out[cell] = mask
+
+
+@numba.njit(cache=True, nogil=True)
+def search9(cand0, peers, limit, max_nodes, flag, solution):
+    """``search_core`` for a 9x9 without features or seed: (solutions found (<= limit), nodes, outcome) from the
+    candidate masks ``cand0`` (at a fixpoint or not); the first solution's masks go to ``solution``. Outcome
+    COMPLETE, NODE_LIMIT (``max_nodes`` branches tried) or STOPPED (``flag[0]``, read every 1,024 nodes)."""
+    state = np.zeros((CELLS + 1, WORDS), dtype=np.uint64)  # one row per depth
+    for cell in range(CELLS):
+        band = cell // BAND
+        bit = ONE << np.uint64(cell % BAND)
+        for d in range(SIDE):
+            if cand0[cell] >> np.uint64(d) & ONE:
+                state[0, 3 * d + band] |= bit
+    looked = np.zeros(3 * SIDE, dtype=np.uint64)
+    if not _fixpoint(state, 0, peers, looked):
+        return 0, 0, COMPLETE
+    branch_band = np.empty(CELLS + 1, dtype=np.int64)
+    branch_bit = np.empty(CELLS + 1, dtype=np.uint64)
+    branch_rest = np.empty(CELLS + 1, dtype=np.int64)  # the digits still to try
+    band, bit = _branch_cell(state, 0)
+    if band < 0:
+        _masks(state, 0, solution)
+        return 1, 0, COMPLETE
+    found = 0
+    nodes = 0
+    depth = 0
+    branch_band[0], branch_bit[0], branch_rest[0] = band, bit, _digits_at(state, 0, band, bit)
+    while depth >= 0:
+        rest = branch_rest[depth]
+        if rest == 0:
+            depth -= 1
+            continue
+        nodes += 1
+        if nodes > max_nodes:
+            return found, nodes - 1, NODE_LIMIT
+        if (nodes & POLL_MASK) == 0 and flag[0] != 0:
+            return found, nodes - 1, STOPPED
+        digit = 0
+        while not rest >> digit & 1:
+            digit += 1
+        branch_rest[depth] = rest & (rest - 1)
+        child = depth + 1
+        for w in range(WORDS):
+            state[child, w] = state[depth, w]
+        for w in range(3 * SIDE):
+            looked[w] = state[depth, w]  # the parent is at a fixpoint
+        band = branch_band[depth]
+        bit = branch_bit[depth]
+        for d in range(SIDE):
+            if d != digit:
+                state[child, 3 * d + band] &= ~bit
+        if not _fixpoint(state, child, peers, looked):
+            continue
+        band, bit = _branch_cell(state, child)
+        if band < 0:
+            if found == 0:
+                _masks(state, child, solution)
+            found += 1
+            if found >= limit:
+                return found, nodes, COMPLETE
+            continue
+        depth = child
+        branch_band[depth], branch_bit[depth], branch_rest[depth] = band, bit, _digits_at(state, depth, band, bit)
+    return found, nodes, COMPLETE
+
+
+@numba.njit(cache=True, nogil=True)
+def search_batch9(givens, peers, full, limit, max_nodes, flag, counts, solutions, nodes, outcome):
+    """``backtracking.search_batch`` for 9x9 puzzles (rows of 81 givens, 0-based, -1 empty)."""
+    cand = np.empty(CELLS, dtype=np.uint64)
+    masks = np.zeros(CELLS, dtype=np.uint64)
+    outcome[:] = STOPPED  # what a stop request leaves on the puzzles it never reached
+    for i in range(givens.shape[0]):
+        if flag[0] != 0:
+            return
+        _candidates_of(givens[i], full, cand)
+        counts[i], nodes[i], outcome[i] = search9(cand, peers, limit, max_nodes, flag, masks)
+        if counts[i]:
+            _digits_of(masks, solutions[i])
+        else:
+            solutions[i, :] = -1
