@@ -78,7 +78,8 @@ def _place(state, row, band, bit, digit):
 @_helper
 def _fixpoint(state, row, peers, looked):
     """The three rules on ``state[row]`` until nothing changes; False on a contradiction. ``looked``: each digit's
-    board when the hidden singles last looked at it (a board unchanged since cannot give a new one)."""
+    board when the hidden singles last looked at it (FULL before the first look): a unit where the digit lost no
+    place since then cannot give a new hidden single or a missing digit."""
     while True:
         # naked singles: a cell with one digit left takes it from its peers; a cell with none is a contradiction
         spread = False
@@ -107,39 +108,55 @@ def _fixpoint(state, row, peers, looked):
                 spread = True
         if spread:
             continue
-        # hidden singles: a digit with one place left in a unit goes there; none left is a contradiction
+        # hidden singles: a digit with one place left in a unit goes there; none left is a contradiction. Only the
+        # units where the digit lost a place since the last look can have either.
         placed = False
         for d in range(SIDE):
-            if (state[row, 3 * d] == looked[3 * d] and state[row, 3 * d + 1] == looked[3 * d + 1]
-                    and state[row, 3 * d + 2] == looked[3 * d + 2]):
+            lost0 = looked[3 * d] ^ state[row, 3 * d]
+            lost1 = looked[3 * d + 1] ^ state[row, 3 * d + 1]
+            lost2 = looked[3 * d + 2] ^ state[row, 3 * d + 2]
+            if (lost0 | lost1 | lost2) == ZERO:
                 continue
             looked[3 * d] = state[row, 3 * d]
             looked[3 * d + 1] = state[row, 3 * d + 1]
             looked[3 * d + 2] = state[row, 3 * d + 2]
-            in_column = ZERO  # the columns with a place, and with two or more (over the nine rows)
-            in_column_twice = ZERO
             for band in range(3):
+                lost = lost0 if band == 0 else lost1 if band == 1 else lost2
+                if lost == ZERO:
+                    continue
                 board = state[row, 3 * d + band]
                 solved = state[row, SOLVED + band]
                 for k in range(3):
-                    run = (board >> np.uint64(9 * k)) & ROW
+                    if not (lost >> np.uint64(9 * k)) & ROW:
+                        continue
+                    run = board & (ROW << np.uint64(9 * k))
                     if run == ZERO:
                         return False
-                    in_column_twice |= in_column & run
-                    in_column |= run
-                    if run & (run - ONE) == ZERO and not (run << np.uint64(9 * k)) & solved:
-                        _place(state, row, band, run << np.uint64(9 * k), d)
+                    if run & (run - ONE) == ZERO and not run & solved:
+                        _place(state, row, band, run, d)
                         placed = True
                 for j in range(3):
+                    if not lost & (BOX << np.uint64(3 * j)):
+                        continue
                     box = board & (BOX << np.uint64(3 * j))
                     if box == ZERO:
                         return False
                     if box & (box - ONE) == ZERO and not box & solved:
                         _place(state, row, band, box, d)
                         placed = True
+            lost = lost0 | lost1 | lost2
+            lost_columns = (lost | lost >> np.uint64(9) | lost >> np.uint64(18)) & ROW
+            in_column = ZERO  # the columns with a place, and with two or more (over the nine rows)
+            in_column_twice = ZERO
+            for band in range(3):
+                board = state[row, 3 * d + band]
+                for k in range(3):
+                    run = (board >> np.uint64(9 * k)) & ROW
+                    in_column_twice |= in_column & run
+                    in_column |= run
             if in_column != ROW:
                 return False
-            single_columns = in_column & ~in_column_twice
+            single_columns = in_column & ~in_column_twice & lost_columns
             while single_columns:
                 column = _lowest(single_columns)
                 single_columns ^= column
@@ -296,7 +313,7 @@ def search9(cand0, peers, limit, max_nodes, flag, solution):
         for d in range(SIDE):
             if cand0[cell] >> np.uint64(d) & ONE:
                 state[0, 3 * d + band] |= bit
-    looked = np.zeros(3 * SIDE, dtype=np.uint64)
+    looked = np.full(3 * SIDE, FULL, dtype=np.uint64)  # every place the givens took counts as lost
     if not _fixpoint(state, 0, peers, looked):
         return 0, 0, COMPLETE
     branch_band = np.empty(CELLS + 1, dtype=np.int64)
