@@ -67,6 +67,43 @@ def _lowest(x):
     return x & (~x + ONE)
 
 
+# Three 9-bit runs of a band word, moved 10 bits apart (one guard bit above each) to count within each run at once.
+RUN_LOW = np.uint64(1 | 1 << 10 | 1 << 20)
+RUN_GUARD = np.uint64(1 << 9 | 1 << 19 | 1 << 29)
+
+
+@numba.njit(cache=True, inline="always")
+def _once_per_run(word):
+    """The bits of ``word`` (27 bits) alone in their 9-bit run, as a non-negative int64; -1 if a run is empty.
+    Branch-free: each run minus one borrows from its own guard bit only when the run is empty."""
+    spaced = (word & ROW) | ((word & (ROW << np.uint64(9))) << ONE) | ((word & (ROW << np.uint64(18))) << np.uint64(2))
+    minus_one = (spaced | RUN_GUARD) - RUN_LOW
+    if (minus_one & RUN_GUARD) != RUN_GUARD:
+        return np.int64(-1)
+    above_lowest = spaced & minus_one  # each run without its lowest bit
+    alone = RUN_GUARD & ~((above_lowest | RUN_GUARD) - RUN_LOW)  # guards of the runs with one bit
+    spaced &= (alone >> np.uint64(9)) * ROW
+    return np.int64((spaced & ROW) | ((spaced >> ONE) & (ROW << np.uint64(9))) |
+                    ((spaced >> np.uint64(2)) & (ROW << np.uint64(18))))
+
+
+# _boxes_as_runs: box j's three rows of three (bits 3j + 9k + i) moved to the run j (bits 9j + 3k + i): each group
+# of three moves by 6 (j - k) bits; the same move brings them back.
+BOX_STAY = np.uint64(0x7 | 0x7 << 12 | 0x7 << 24)
+BOX_UP6 = np.uint64(0x7 << 3 | 0x7 << 15)  # j = k + 1
+BOX_UP12 = np.uint64(0x7 << 6)  # j = k + 2
+BOX_DOWN6 = np.uint64(0x7 << 9 | 0x7 << 21)  # j = k - 1
+BOX_DOWN12 = np.uint64(0x7 << 18)  # j = k - 2
+
+
+@numba.njit(cache=True, inline="always")
+def _boxes_as_runs(word):
+    six = np.uint64(6)
+    twelve = np.uint64(12)
+    return ((word & BOX_STAY) | ((word & BOX_UP6) << six) | ((word & BOX_UP12) << twelve)
+            | ((word & BOX_DOWN6) >> six) | ((word & BOX_DOWN12) >> twelve))
+
+
 @numba.njit(cache=True, inline="always")
 def _place(state, row, band, bit, digit):
     """A hidden single: the cell of ``bit`` keeps ``digit`` only."""
@@ -93,81 +130,58 @@ def _fixpoint(state, row, peers, looked):
             if once != FULL:
                 return False
             new = once & ~twice & ~state[row, SOLVED + band]
-            while new:
-                bit = _lowest(new)
-                new ^= bit
-                digit = 0
-                while digit < SIDE and not state[row, 3 * digit + band] & bit:
-                    digit += 1
-                if digit == SIDE:  # a single of this pass emptied it
-                    return False
-                state[row, SOLVED + band] |= bit
-                cell = BAND * band + np.int64(_popcount(bit - ONE))
-                for b in range(3):
-                    state[row, 3 * digit + b] &= ~peers[cell, b]
-                spread = True
+            if new == ZERO:
+                continue
+            state[row, SOLVED + band] |= new
+            spread = True
+            for d in range(SIDE):
+                # (two singles of one digit in a unit take it from each other: the next pass finds a cell empty)
+                cells = new & state[row, 3 * d + band]
+                while cells:
+                    bit = _lowest(cells)
+                    cells ^= bit
+                    cell = BAND * band + np.int64(_popcount(bit - ONE))
+                    for b in range(3):
+                        state[row, 3 * d + b] &= ~peers[cell, b]
         if spread:
             continue
-        # hidden singles: a digit with one place left in a unit goes there; none left is a contradiction. Only the
-        # units where the digit lost a place since the last look can have either.
+        # hidden singles: a digit with one place left in a unit goes there; none left is a contradiction. Only a
+        # digit that lost a place since the last look can have either.
         placed = False
         for d in range(SIDE):
-            lost0 = looked[3 * d] ^ state[row, 3 * d]
-            lost1 = looked[3 * d + 1] ^ state[row, 3 * d + 1]
-            lost2 = looked[3 * d + 2] ^ state[row, 3 * d + 2]
-            if (lost0 | lost1 | lost2) == ZERO:
+            board0 = state[row, 3 * d]
+            board1 = state[row, 3 * d + 1]
+            board2 = state[row, 3 * d + 2]
+            if board0 == looked[3 * d] and board1 == looked[3 * d + 1] and board2 == looked[3 * d + 2]:
                 continue
-            looked[3 * d] = state[row, 3 * d]
-            looked[3 * d + 1] = state[row, 3 * d + 1]
-            looked[3 * d + 2] = state[row, 3 * d + 2]
-            for band in range(3):
-                lost = lost0 if band == 0 else lost1 if band == 1 else lost2
-                if lost == ZERO:
-                    continue
-                board = state[row, 3 * d + band]
-                solved = state[row, SOLVED + band]
-                for k in range(3):
-                    if not (lost >> np.uint64(9 * k)) & ROW:
-                        continue
-                    run = board & (ROW << np.uint64(9 * k))
-                    if run == ZERO:
-                        return False
-                    if run & (run - ONE) == ZERO and not run & solved:
-                        _place(state, row, band, run, d)
-                        placed = True
-                for j in range(3):
-                    if not lost & (BOX << np.uint64(3 * j)):
-                        continue
-                    box = board & (BOX << np.uint64(3 * j))
-                    if box == ZERO:
-                        return False
-                    if box & (box - ONE) == ZERO and not box & solved:
-                        _place(state, row, band, box, d)
-                        placed = True
-            lost = lost0 | lost1 | lost2
-            lost_columns = (lost | lost >> np.uint64(9) | lost >> np.uint64(18)) & ROW
-            in_column = ZERO  # the columns with a place, and with two or more (over the nine rows)
+            looked[3 * d] = board0
+            looked[3 * d + 1] = board1
+            looked[3 * d + 2] = board2
+            # columns: which hold the digit once, over the nine rows
+            in_column = ZERO
             in_column_twice = ZERO
-            for band in range(3):
-                board = state[row, 3 * d + band]
+            for board in (board0, board1, board2):
                 for k in range(3):
                     run = (board >> np.uint64(9 * k)) & ROW
                     in_column_twice |= in_column & run
                     in_column |= run
             if in_column != ROW:
                 return False
-            single_columns = in_column & ~in_column_twice & lost_columns
-            while single_columns:
-                column = _lowest(single_columns)
-                single_columns ^= column
-                shift = np.uint64(_popcount(column - ONE))
-                for band in range(3):
-                    bit = state[row, 3 * d + band] & (COLUMN << shift)
-                    if bit:
-                        if not bit & state[row, SOLVED + band]:
-                            _place(state, row, band, bit, d)
-                            placed = True
-                        break
+            once_columns = in_column & ~in_column_twice
+            once_columns |= (once_columns << np.uint64(9)) | (once_columns << np.uint64(18))
+            for band in range(3):
+                board = board0 if band == 0 else board1 if band == 1 else board2
+                rows = _once_per_run(board)
+                boxes = _once_per_run(_boxes_as_runs(board))
+                if rows < ZERO or boxes < ZERO:  # (int64) a row or box without the digit
+                    return False
+                single = ((np.uint64(rows) | _boxes_as_runs(np.uint64(boxes)) | (board & once_columns))
+                          & ~state[row, SOLVED + band])
+                if single:
+                    for e in range(SIDE):
+                        state[row, 3 * e + band] &= ~single
+                    state[row, 3 * d + band] |= single
+                    placed = True
         if placed:
             continue
         # naked pairs: only a cell down to two digits since the last look can make a new one
@@ -306,13 +320,19 @@ def search9(cand0, peers, limit, max_nodes, flag, solution):
     """``search_core`` for a 9x9 without features or seed: (solutions found (<= limit), nodes, outcome) from the
     candidate masks ``cand0`` (at a fixpoint or not); the first solution's masks go to ``solution``. Outcome
     COMPLETE, NODE_LIMIT (``max_nodes`` branches tried) or STOPPED (``flag[0]``, read every 1,024 nodes)."""
-    state = np.zeros((CELLS + 1, WORDS), dtype=np.uint64)  # one row per depth
+    state = np.empty((CELLS + 1, WORDS), dtype=np.uint64)  # one row per depth, written whole before it is read
+    state[0, :3 * SIDE] = FULL
+    state[0, 3 * SIDE:] = ZERO
+    all_digits = (ONE << np.uint64(SIDE)) - ONE
     for cell in range(CELLS):
+        digits = cand0[cell]
+        if digits == all_digits:
+            continue
         band = cell // BAND
         bit = ONE << np.uint64(cell % BAND)
         for d in range(SIDE):
-            if cand0[cell] >> np.uint64(d) & ONE:
-                state[0, 3 * d + band] |= bit
+            if not digits >> np.uint64(d) & ONE:
+                state[0, 3 * d + band] &= ~bit
     looked = np.full(3 * SIDE, FULL, dtype=np.uint64)  # every place the givens took counts as lost
     if not _fixpoint(state, 0, peers, looked):
         return 0, 0, COMPLETE
