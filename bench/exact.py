@@ -13,7 +13,10 @@ in tests/data/ are used when that folder is absent). Steps: environment header; 
 validator, and on a sample the plain-Python solver of the same rules (bench/python_exact.py)
 finds the same solution with the same node count; time: the compiled solver over each whole
 set, best and median of --repeats runs, against the Python baseline on a sample, in the same
-run. Target: at least 5,000 puzzles per second on top1465.
+run; and the compiled engines alone (no ``count_many`` around them), alternated with it: the
+bitboards that order 3 runs on and the cell-mask search of the other orders on the same puzzles,
+which must give the same counts, solutions and branches. Target: at least 5,000 puzzles per
+second on top1465 (issue 25's longer-term one: 30,000).
 
 --large: the Lloyd & Amos instances (../shared/data/sudoku/lloyd_amos/, order 4 or 5, 20 per
 percentage of givens; not all unique, so "solved" = one solution found, checked by the
@@ -45,6 +48,7 @@ import python_exact
 from common import ROOT, SHARED_DATA, environment, print_header, print_table
 
 from gpu_sa.exact import sudoku as exact
+from gpu_sa.exact.sudoku import bitboard
 from gpu_sa.puzzles.sudoku import parse
 
 
@@ -91,6 +95,9 @@ def main():
     return throughput(args, info)
 
 
+FULL9 = exact.tables(3)[3]
+
+
 def throughput(args, info):
     print_header("exact solver: count up to 2 solutions, one core", info)
     sets = load_sets(args.clue17_sample)
@@ -110,24 +117,56 @@ def throughput(args, info):
             found, first, nodes = python_exact.count_solutions(puzzle.givens, 3)
             assert (found, first, nodes) == (1, list(result.solution), result.nodes), f"{puzzle.label}: baseline differs"
         python_rate = len(sample) / (time.perf_counter() - start) if sample else None  # --python-sample 0: none
+        engines = {"bitboards": _batch(givens, bitboard.search_batch9, bitboard.PEERS, FULL9),
+                   "cell masks": _batch(givens, exact.search_batch, *exact.tables(3))}
+        for engine in engines.values():  # the engines alone: the same counts, solutions and branches
+            answer = engine()
+            assert answer[0].tolist() == [r.solutions for r in results], name
+            assert answer[2].tolist() == [r.nodes for r in results], name
+            assert np.array_equal(answer[1], np.stack([r.solution for r in results])), name
         times = []
-        for _ in range(args.repeats):
+        engine_times = {engine: [] for engine in engines}
+        for _ in range(args.repeats):  # alternated, so that the machine's drift touches all three alike
             start = time.perf_counter()
             exact.count_many(givens, 3)
             times.append(time.perf_counter() - start)
+            for engine, run in engines.items():
+                start = time.perf_counter()
+                run()
+                engine_times[engine].append(time.perf_counter() - start)
         best, median = len(puzzles) / min(times), len(puzzles) / statistics.median(times)
+        bitboards, cells = (len(puzzles) / min(engine_times[e]) for e in engines)
         rows.append(dict(set=name, puzzles=len(puzzles), nodes_per_puzzle=sum(r.nodes for r in results) / len(puzzles),
                          numba_best=best, numba_median=median, python=python_rate, python_sample=len(sample),
-                         speedup=median / python_rate if python_rate else None))
-    print("# verify: every answer unique and accepted by the validator; Python baseline agrees on samples")
+                         speedup=median / python_rate if python_rate else None, bitboards_best=bitboards,
+                         cell_masks_best=cells, bitboards_over_cell_masks=bitboards / cells))
+    print("# verify: every answer unique and accepted by the validator; Python baseline agrees on samples;")
+    print("#   both compiled engines give the same counts, solutions and branches")
+    print("# numba: count_many (what a caller gets); engines alone: the compiled batch without count_many's Python")
+    print("#   (bitboards: order 3's search; cell masks: the other orders' search_batch, run on the same 9x9s)")
     print_table(["set", "puzzles", "nodes/puzzle", "numba best /s", "numba median /s", "python /s (sample)",
-                 "median / python"],
+                 "median / python", "bitboards best /s", "cell masks best /s", "bitboards / cell masks"],
                 [[r["set"], r["puzzles"], r["nodes_per_puzzle"], r["numba_best"], r["numba_median"],
                   f"{r['python']:.1f} ({r['python_sample']})" if r["python"] else "-",
-                  f"{r['speedup']:.0f}" if r["speedup"] else "-"] for r in rows])
+                  f"{r['speedup']:.0f}" if r["speedup"] else "-", r["bitboards_best"], r["cell_masks_best"],
+                  f"{r['bitboards_over_cell_masks']:.2f}"] for r in rows])
     if args.json:
         for r in rows:
             print(json.dumps({**r, "commit": info["commit"]}))
+
+
+def _batch(givens, search_batch, *tables):
+    """A call of a compiled batch search (counting to 2) on ``givens``: (counts, solutions, nodes, outcome)."""
+    givens = np.ascontiguousarray(givens, dtype=np.int16)
+    count = givens.shape[0]
+
+    def run():
+        counts, nodes, outcome = (np.zeros(count, dtype=np.int64) for _ in range(3))
+        solutions = np.empty_like(givens)
+        search_batch(givens, *tables, 2, exact.DEFAULT_MAX_NODES, np.zeros(1, np.uint8), counts, solutions, nodes,
+                     outcome)
+        return counts, solutions, nodes, outcome
+    return run
 
 
 def lloyd_amos(order, percentages, subset):
