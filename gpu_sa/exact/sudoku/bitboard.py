@@ -152,7 +152,10 @@ def _fixpoint(state, row, peers, looked):
             board0 = state[row, 3 * d]
             board1 = state[row, 3 * d + 1]
             board2 = state[row, 3 * d + 2]
-            if board0 == looked[3 * d] and board1 == looked[3 * d + 1] and board2 == looked[3 * d + 2]:
+            lost0 = board0 ^ looked[3 * d]
+            lost1 = board1 ^ looked[3 * d + 1]
+            lost2 = board2 ^ looked[3 * d + 2]
+            if (lost0 | lost1 | lost2) == ZERO:
                 continue
             looked[3 * d] = board0
             looked[3 * d + 1] = board1
@@ -171,12 +174,14 @@ def _fixpoint(state, row, peers, looked):
             once_columns |= (once_columns << np.uint64(9)) | (once_columns << np.uint64(18))
             for band in range(3):
                 board = board0 if band == 0 else board1 if band == 1 else board2
-                rows = _once_per_run(board)
-                boxes = _once_per_run(_boxes_as_runs(board))
-                if rows < ZERO or boxes < ZERO:  # (int64) a row or box without the digit
-                    return False
-                single = ((np.uint64(rows) | _boxes_as_runs(np.uint64(boxes)) | (board & once_columns))
-                          & ~state[row, SOLVED + band])
+                single = board & once_columns
+                if (lost0 if band == 0 else lost1 if band == 1 else lost2) != ZERO:  # else its rows and boxes
+                    rows = _once_per_run(board)  # are as they were at the last look
+                    boxes = _once_per_run(_boxes_as_runs(board))
+                    if rows < 0 or boxes < 0:  # a row or box without the digit
+                        return False
+                    single |= np.uint64(rows) | _boxes_as_runs(np.uint64(boxes))
+                single &= ~state[row, SOLVED + band]
                 if single:
                     for e in range(SIDE):
                         state[row, 3 * e + band] &= ~single
