@@ -1,4 +1,4 @@
-"""The 9x9 deterministic search on per-digit bitboards: the same rules, branches and answers, twice as fast.
+"""The 9x9 deterministic search on per-digit bitboards: the same rules, branches and answers, 2.5-2.9x as fast.
 
 ``backtracking.search_core`` keeps one candidate mask per cell, so a placed digit walks its 20 peers and a hidden
 single scans each unit cell by cell. Here a grid is 9 boards, one per digit, each the set of cells where that
@@ -20,7 +20,8 @@ its bits of that board are a single bit. A state is ``WORDS`` words:
 The rules and their fixpoint are those of ``propagation._fixpoint`` (naked and hidden singles, naked pairs), and
 the branching that of ``search_core`` without features or seed: the lowest free cell with the fewest candidates,
 its digits in increasing order. The fixpoint of the three rules does not depend on the order they are applied in,
-so every node is the same, and so are the counts, the first solution and the branches tried:
+so every node is the same, and so are the counts, the first solution and the branches tried (comparing the two is
+how a contradiction that ``_uniqueness`` used to miss was found: bench/RESULTS.md, eighteenth session):
 tests/test_exact_bitboard.py compares them on every puzzle it has, and bench/exact.py on whole sets. Used for
 order 3 by ``count_many`` and the deterministic ``count_solutions``; bench/RESULTS.md, eighteenth session, has
 the speed.
@@ -102,14 +103,6 @@ def _boxes_as_runs(word):
     twelve = np.uint64(12)
     return ((word & BOX_STAY) | ((word & BOX_UP6) << six) | ((word & BOX_UP12) << twelve)
             | ((word & BOX_DOWN6) >> six) | ((word & BOX_DOWN12) >> twelve))
-
-
-@numba.njit(cache=True, inline="always")
-def _place(state, row, band, bit, digit):
-    """A hidden single: the cell of ``bit`` keeps ``digit`` only."""
-    for d in range(SIDE):
-        state[row, 3 * d + band] &= ~bit
-    state[row, 3 * digit + band] |= bit
 
 
 @_helper
