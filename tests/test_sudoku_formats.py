@@ -232,3 +232,30 @@ def test_acs_asked_for_on_a_block_too_short_to_hold_one():
     with pytest.raises(PuzzleError, match=r"^<input>:1: an acs puzzle is a line with the order, a line '1', then the "
                                           r"rows; this block has 1 line$"):
         parse(":", fmt="acs")
+
+
+def test_givens_that_clash_are_refused_in_every_unit_and_only_then():
+    """The clash check's array fast path (``formats._any_clash``) against a brute force over every pair of givens,
+    on random grids with clashes in rows, columns and boxes, or none."""
+    from gpu_sa.puzzles.sudoku.formats import _any_clash
+
+    rng = np.random.default_rng(8)
+    clashes = 0
+    for order in (2, 3, 4, 5):
+        side = order * order
+        for density in (0.05, 0.15, 0.3):
+            for _ in range(25):
+                grid = np.where(rng.random((side, side)) < density, rng.integers(0, side, (side, side)), -1)
+                cells = [(r, c) for r in range(side) for c in range(side) if grid[r, c] >= 0]
+                clash = any(grid[a] == grid[b] and (a[0] == b[0] or a[1] == b[1] or
+                                                     (a[0] // order, a[1] // order) == (b[0] // order, b[1] // order))
+                            for i, a in enumerate(cells) for b in cells[i + 1:])
+                assert _any_clash(grid.astype(np.int16), order) == clash
+                clashes += clash
+                text = write(grid.reshape(-1), order, "numbers")
+                if clash:
+                    with pytest.raises(PuzzleError, match="givens clash"):
+                        parse(text)
+                else:
+                    assert np.array_equal(parse(text)[0].givens, grid.reshape(-1))
+    assert 50 < clashes < 250

@@ -131,6 +131,11 @@ def _where(source, line, column=None):
     return f"{source}:{line}" + (f":{column}" if column is not None else "")
 
 
+# a symbol's value (0-based, -1 empty) whatever the grid's side; ``_symbol_value`` says which are allowed where
+_VALUE_OF = {**{symbol: -1 for symbol in EMPTY}, **{symbol: index for index, symbol in enumerate(SYMBOLS)},
+             **{symbol.lower(): index for index, symbol in enumerate(SYMBOLS)}}
+
+
 def _symbol_value(symbol, side, where):
     if symbol in EMPTY:
         return -1
@@ -150,8 +155,10 @@ def _parse_line(line, source):
         raise ShapeError(f"{_where(source, line.number)}: wrong length {length} "
                           f"(a line puzzle has {', '.join(map(str, LINE_LENGTHS))} cells{blanks})")
     side = order * order
-    values = [_symbol_value(s, side, _where(source, line.number, line.indent + i + 1))
-              for i, s in enumerate(line.content)]
+    values = [_VALUE_OF.get(symbol, side) for symbol in line.content]  # side: not a value of this grid
+    if max(values) >= side:  # the slow way, which names the first bad character and where it is
+        values = [_symbol_value(s, side, _where(source, line.number, line.indent + i + 1))
+                  for i, s in enumerate(line.content)]
     return _checked(np.array(values, dtype=np.int16), order, "line", source, line.number)
 
 
@@ -245,6 +252,9 @@ def _checked(values, order, fmt, source, line):
     """Reject givens that already break a rule: the same digit twice in a row, column or box."""
     side = order * order
     grid = values.reshape(side, side)
+    if not _any_clash(grid, order):  # the common case, in a few array operations; the loop below names the clash
+        values.setflags(write=False)
+        return ParsedGrid(values=values, order=order, fmt=fmt, source=source, line=line)
     units = [("row", lambda i: [(i, c) for c in range(side)]),
              ("column", lambda i: [(r, i) for r in range(side)]),
              ("box", lambda i: [((i // order) * order + k // order, (i % order) * order + k % order)
@@ -263,6 +273,18 @@ def _checked(values, order, fmt, source, line):
                 seen[digit] = (r, c)
     values.setflags(write=False)
     return ParsedGrid(values=values, order=order, fmt=fmt, source=source, line=line)
+
+
+def _any_clash(grid, order):
+    """Whether some digit is given twice in a row, column or box (grid: side x side, 0-based, -1 empty)."""
+    side = order * order
+    boxes = grid.reshape(order, order, order, order).transpose(0, 2, 1, 3).reshape(side, side)
+    for units in (grid, grid.T, boxes):
+        given = units >= 0
+        slots = (np.arange(side)[:, None] * side + units)[given]  # (unit, digit) of every given
+        if np.bincount(slots, minlength=side * side).max(initial=0) > 1:
+            return True
+    return False
 
 
 def _symbol(value, side):
@@ -293,15 +315,12 @@ def write(values: np.ndarray, order: int, fmt: str) -> str:
 def _pretty(grid, order):
     side = order * order
     width = 1 if side <= len(SYMBOLS) else len(str(side))
-
-    def cell(v):
-        text = "." if v < 0 else _symbol(int(v) + 1, side)
-        return text.rjust(width)
-
+    texts = [".".rjust(width)] + [_symbol(value, side).rjust(width) for value in range(1, side + 1)]  # value + 1
     band = "+" + "+".join(["-" * (order * (width + 1) + 1)] * order) + "+"
     lines = [band]
-    for r, row in enumerate(grid):
-        parts = [" ".join(cell(v) for v in row[b * order:(b + 1) * order]) for b in range(order)]
+    for r, row in enumerate(grid.tolist()):
+        cells = [texts[v + 1] for v in row]
+        parts = [" ".join(cells[b * order:(b + 1) * order]) for b in range(order)]
         lines.append("| " + " | ".join(parts) + " |")
         if (r + 1) % order == 0:
             lines.append(band)
