@@ -42,6 +42,7 @@ from .geometry import MAX_ORDER, MIN_ORDER, order_of_side
 FORMATS = ("line", "grid", "numbers", "acs")
 SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 EMPTY = ".0"
+LINE_SYMBOLS = "." + SYMBOLS  # a value's symbol at value + 1 (-1: empty)
 LINE_LENGTHS = tuple((n * n) ** 2 for n in range(2, 6))  # 16, 81, 256, 625: orders with one symbol per value
 GRID_SIDES = tuple(n * n for n in range(2, 6))  # 4, 9, 16, 25: sides with one symbol per value
 ACS_EMPTY = -1
@@ -298,10 +299,10 @@ def write(values: np.ndarray, order: int, fmt: str) -> str:
     grid = np.asarray(values).reshape(side, side)
     if fmt in ("line", "grid") and side > len(SYMBOLS):
         fmt = "numbers"  # no single symbol per value: fall back to the seed's format
-    if fmt == "line":
-        return "".join("." if v < 0 else SYMBOLS[v] for v in grid.ravel())
+    if fmt == "line":  # (Python ints from tolist: indexing with numpy scalars costs 10x more)
+        return "".join([LINE_SYMBOLS[v + 1] for v in grid.ravel().tolist()])
     if fmt == "grid":
-        return "\n".join("".join("." if v < 0 else SYMBOLS[v] for v in row) for row in grid)
+        return "\n".join("".join([LINE_SYMBOLS[v + 1] for v in row]) for row in grid.tolist())
     if fmt == "numbers":
         return "\n".join(" ".join(str(int(v) + 1) for v in row) for row in grid)
     if fmt == "acs":  # as Lloyd & Amos's files: the order, the line '1', rows with a tab after every number
