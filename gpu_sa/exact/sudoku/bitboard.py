@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 from .backtracking import COMPLETE, NODE_LIMIT, POLL_MASK, STOPPED
-from .board import ONE, ZERO, _candidates_of, _digits_of, _popcount
+from .board import ONE, ZERO, _candidates_of, _digits_of, _popcount, tables
 
 SIDE = 9
 CELLS = 81
@@ -48,15 +48,11 @@ _helper = numba.njit(cache=True, nogil=True, _nrt=False)  # helpers allocate not
 
 
 def peer_boards() -> np.ndarray:
-    """(81, 3) uint64: the peers of each cell as a board (the cell itself not among them)."""
+    """(81, 3) uint64: the peers of each cell (``board.tables``') as a board."""
     peers = np.zeros((CELLS, 3), dtype=np.uint64)
-    for cell in range(CELLS):
-        row, column = divmod(cell, SIDE)
-        for other in range(CELLS):
-            other_row, other_column = divmod(other, SIDE)
-            same_box = other_row // 3 == row // 3 and other_column // 3 == column // 3
-            if other != cell and (other_row == row or other_column == column or same_box):
-                peers[cell, other // BAND] |= np.uint64(1 << (other % BAND))
+    for cell, others in enumerate(tables(3)[0]):
+        for other in others:
+            peers[cell, other // BAND] |= np.uint64(1 << (int(other) % BAND))
     return peers
 
 
