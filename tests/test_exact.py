@@ -317,6 +317,40 @@ def test_stop_request_ends_a_batch_and_marks_the_unfinished_puzzles():
     assert all(a.solutions == 1 and not a.interrupted for a in exact.count_many(puzzles, 3))
 
 
+def test_count_many_results_are_ordinary_frozen_exact_results():
+    """count_many fills its results' ``__dict__`` at once (``counting._batch_results``): each must equal the
+    result ``ExactResult(...)`` builds from the same numbers, hold every field as a plain Python value, and stay
+    frozen; on solved, unsolved (node limit) and stopped puzzles alike."""
+    import dataclasses
+
+    from gpu_sa import stop
+    from gpu_sa.exact.sudoku.backtracking import ExactResult
+
+    puzzles = np.stack([p.givens for p in parse((DATA / "sudoku_samples.txt").read_text())[:3]])
+    blank = np.full((1, 81), -1, dtype=np.int16)
+    stop.request()
+    try:
+        stopped = exact.count_many(puzzles, 3)
+    finally:
+        stop.clear()
+    solved = exact.count_many(puzzles, 3)
+    (unsolved,) = exact.count_many(blank, 3, limit=3, max_nodes=40)
+    for answers in (solved, [unsolved], stopped):
+        for answer in answers:
+            fields = {field.name: getattr(answer, field.name) for field in dataclasses.fields(ExactResult)}
+            assert vars(answer).keys() == fields.keys()
+            built = ExactResult(**{**fields, "solution": None})
+            assert dataclasses.replace(answer, solution=None) == built
+            assert [type(getattr(answer, name)) for name in ("solutions", "nodes", "final_nodes", "gave_up",
+                                                             "interrupted", "seconds")] == [int, int, int, bool,
+                                                                                            bool, float]
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                answer.nodes = 0
+    assert all(a.solutions == 1 and not a.gave_up and a.solution.shape == (81,) for a in solved)
+    assert unsolved.gave_up and not unsolved.interrupted and unsolved.nodes == unsolved.final_nodes == 40
+    assert all(a.interrupted and a.gave_up and a.solution is None for a in stopped)
+
+
 def test_time_limit_ends_the_search():
     import time
 
