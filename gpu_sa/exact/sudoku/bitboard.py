@@ -149,16 +149,18 @@ def _fixpoint(state, row, peers, looked):
             looked[3 * d] = board0
             looked[3 * d + 1] = board1
             looked[3 * d + 2] = board2
-            # columns: which hold the digit once, over the nine rows
-            in_column = ZERO
-            in_column_twice = ZERO
-            for board in (board0, board1, board2):
-                for k in range(3):
-                    run = (board >> np.uint64(9 * k)) & ROW
-                    in_column_twice |= in_column & run
-                    in_column |= run
+            # columns: which hold the digit once, over the nine rows; counted first across the three bands bit by
+            # bit (at least one, at least two), then across the three runs of those words
+            any_band = board0 | board1 | board2
+            two_bands = (board0 & board1) | (board2 & (board0 | board1))
+            run0 = any_band & ROW
+            run1 = (any_band >> np.uint64(9)) & ROW
+            run2 = any_band >> np.uint64(18)
+            in_column = run0 | run1 | run2
             if in_column != ROW:
                 return False
+            in_column_twice = (two_bands | (two_bands >> np.uint64(9)) | (two_bands >> np.uint64(18))) & ROW
+            in_column_twice |= (run0 & run1) | (run2 & (run0 | run1))
             once_columns = in_column & ~in_column_twice
             once_columns |= (once_columns << np.uint64(9)) | (once_columns << np.uint64(18))
             for band in range(3):
