@@ -3,7 +3,8 @@ Lloyd & Amos, CaDiCaL, OR-Tools CP-SAT) on the same instances, in the same run.
 
     python bench/large.py [--budget 60] [--sizes 16,25,36,49] [--percentages 0,35,40,45,50,60]
                           [--instances K] [--methods swap,sirdey,default,exact] [--seed 1]
-                          [--peers cadical,cpsat] [--peer-acs PATH] [--cadical PATH] [--cpsat-workers 2]
+                          [--peers cadical,kissat,cpsat] [--peer-acs PATH] [--cadical PATH] [--kissat PATH]
+                          [--cpsat-workers 2]
                           [--backend auto] [--extra-args '...'] [--exact-args '...']
                           [--variant NAME='SOLVE OPTIONS' ...] [--records FILE.jsonl] [--json]
     python bench/large.py --build 36|49
@@ -29,7 +30,8 @@ Methods, each run as a WHOLE PROCESS per instance, as a user would run it:
   is run with the budget and the seed and how its answer is read: ``acs`` (``PATH --alg 0 --timeout
   ceil(BUDGET) --file F.acs --verbose``, the instance in the original format: order, then 1, then the grid
   with -1 = empty; it seeds itself from std::random_device, so its runs do not replay), ``cadical``
-  (``cadical -t ceil(BUDGET) --seed=S F.cnf``), ``cpsat`` (bench/peer_cpsat.py, ``--cpsat-workers``).
+  (``cadical -t ceil(BUDGET) --seed=S F.cnf``), ``kissat`` (``kissat --time=ceil(BUDGET) --seed=S F.cnf``, built
+  from source), ``cpsat`` (bench/peer_cpsat.py, ``--cpsat-workers``).
 ``--extra-args`` is appended to every ``gpu-sa solve`` command. ``--data`` points at the Lloyd & Amos
 folder when this checkout is not beside ``shared/`` (a worktree; or set GPU_SA_SHARED_DATA).
 
@@ -499,6 +501,8 @@ def peer_paths(args) -> dict:
     paths = default_paths()
     if args.cadical is not None:
         paths["cadical"] = args.cadical
+    if args.kissat is not None:
+        paths["kissat"] = args.kissat
     if args.peer_acs is not None:
         paths["acs"] = args.peer_acs
     if args.sudoku_ls is not None:
@@ -527,6 +531,8 @@ def parse_args(argv=None):
     parser.add_argument("--peer-acs", type=Path, default=None,
                         help="the ant-colony binary (sudoku_acs's sudokusolver): adds the 'acs' column")
     parser.add_argument("--cadical", type=Path, default=None, help="the CaDiCaL program (default: cadical on PATH)")
+    parser.add_argument("--kissat", type=Path, default=None,
+                        help="the Kissat program (default: $GPU_SA_KISSAT, else kissat on PATH)")
     parser.add_argument("--cpsat-workers", type=int, default=2, help="CP-SAT's num_workers (default 2)")
     parser.add_argument("--sudoku-ls", type=Path, default=None,
                         help="the Sudoku-LS program built by bench/peers/build_sudoku_ls.sh (default: $GPU_SA_SUDOKU_LS)")

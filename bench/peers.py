@@ -12,6 +12,10 @@ add one ``Peer`` to ``PEERS``.
   (``cnf_text``: the direct encoding with the givens' digits taken out first, Kwon & Jain's "optimised
   encoding"), ``-t BUDGET --seed=S``. Its clock: its "total real time since initialization" less its
   parsing time (what it printed), so that reading the CNF, like our reading of the puzzle, is not counted.
+- ``kissat``: the CDCL SAT solver Kissat (Biere et al.; not packaged by Debian 12: ``fetch`` arminbiere/kissat,
+  ``./configure && make`` outside the repository, then ``--kissat PATH`` or GPU_SA_KISSAT) on the same CNF,
+  ``--time=BUDGET --seed=S``. Its clock: its "process-time" (CPU seconds; it is one thread) less its "finished
+  parsing after" seconds.
 - ``cpsat``: OR-Tools CP-SAT (PyPI ``ortools``, the ``bench`` extra) through bench/peer_cpsat.py: one
   AllDifferent per unit, ``max_time_in_seconds`` BUDGET, ``random_seed`` S, ``--cpsat-workers`` workers
   (default 2). Its clock: the solver's wall time (model building excluded).
@@ -162,17 +166,24 @@ def cnf_text(givens) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Each SAT solver's closing statistics: (its total time, its parsing time), as each prints them
+SAT_CLOCKS = {
+    "CaDiCaL": (r"^c total real time since initialization:\s+([\d.]+)", r"^c parsed \d+ clauses in ([\d.]+) seconds"),
+    "Kissat": (r"^c process-time:.*?([\d.]+) seconds", r"^c finished parsing after ([\d.]+) seconds"),
+}
+
+
 def read_dimacs_model(stdout: str, givens) -> Claim:
     """A SAT solver's answer in the competition format: 's SATISFIABLE' and 'v' lines, or 's UNSATISFIABLE' /
     's UNKNOWN'. The grid: each given, and in each free cell the candidate digit (``_encoding``) whose
-    variable is true. CaDiCaL's clock from its statistics (see the module docstring)."""
+    variable is true. The clock from the solver's statistics (``SAT_CLOCKS``; see the module docstring)."""
     side = len(givens)
     status = re.search(r"^s (\S+)", stdout, re.M)
-    total = re.search(r"^c total real time since initialization:\s+([\d.]+)", stdout, re.M)
+    clocks = [(re.search(total, stdout, re.M), re.search(parsed, stdout, re.M)) for total, parsed in SAT_CLOCKS.values()]
+    total, parsed = next(((t, p) for t, p in clocks if t), (None, None))
     if status is None and total is None:
-        raise ValueError("neither an 's ...' status line nor CaDiCaL's closing statistics in the output")
+        raise ValueError("neither an 's ...' status line nor a SAT solver's closing statistics in the output")
     detail = {"peer_status": status.group(1) if status else "UNKNOWN"}  # CaDiCaL's time limit: no 's' line
-    parsed = re.search(r"^c parsed \d+ clauses in ([\d.]+) seconds", stdout, re.M)
     seconds = None if total is None else max(0.0, float(total.group(1)) - (float(parsed.group(1)) if parsed else 0))
     if status is None or status.group(1) != "SATISFIABLE":
         return Claim(False, None, seconds, detail)
@@ -195,6 +206,17 @@ def _cadical_unavailable(settings):
     path = settings.peer_paths.get("cadical")
     return None if path and os.access(path, os.X_OK) else \
         "CaDiCaL not found: apt-get install cadical, or --cadical PATH"
+
+
+def _kissat_argv(path, settings):
+    return [str(settings.peer_paths["kissat"]), f"--time={math.ceil(settings.budget)}", f"--seed={settings.seed}",
+            str(path)]
+
+
+def _kissat_unavailable(settings):
+    path = settings.peer_paths.get("kissat")
+    return None if path and os.access(path, os.X_OK) else \
+        "Kissat not found: build it (bench/peers.py says how), then --kissat PATH or GPU_SA_KISSAT"
 
 
 # ------------------------------------------------------------------------------------------ CP-SAT
@@ -254,6 +276,7 @@ PEERS = {
                 too_large=("the ant colony reads value v as the character 'a' + v - 1, which overflows above "
                            "{max_side} (sudoku_acs src/solvermain.cpp ReadFile): {side}x{side} is left out")),
     "cadical": Peer("cadical", ".cnf", cnf_text, _cadical_argv, read_dimacs_model, _cadical_unavailable),
+    "kissat": Peer("kissat", ".cnf", cnf_text, _kissat_argv, read_dimacs_model, _kissat_unavailable),
     "cpsat": Peer("cpsat", ".txt", numbers_text, _cpsat_argv, read_cpsat, _cpsat_unavailable),
     "sudoku-ls": Peer("sudoku-ls", ".txt", acs_text, _sudoku_ls_argv, read_sudoku_ls, _sudoku_ls_unavailable),
 }
@@ -261,4 +284,5 @@ PEERS = {
 
 def default_paths() -> dict:
     """Where each peer's program is found when no option names it."""
-    return {"cadical": shutil.which("cadical"), "sudoku-ls": os.environ.get("GPU_SA_SUDOKU_LS")}
+    return {"cadical": shutil.which("cadical"), "kissat": os.environ.get("GPU_SA_KISSAT") or shutil.which("kissat"),
+            "sudoku-ls": os.environ.get("GPU_SA_SUDOKU_LS")}

@@ -210,6 +210,25 @@ def test_a_sat_model_is_read_back_into_the_grid():
         peers.read_dimacs_model("c nothing\n", GIVENS)
 
 
+def test_kissat_output_is_read_with_its_own_clock():
+    """Kissat prints the same model lines as CaDiCaL but other statistics: its process time less its parsing
+    (the lines as Kissat 4.0.4 prints them)."""
+    solution = _solution_16()
+    true = [peers.variable(r * 16 + c, solution[r][c] - 1, 16) for r in range(16) for c in range(16)
+            if not GIVENS[r][c]]
+    stdout = ("c finished parsing after 0.09 seconds\ns SATISFIABLE\n"
+              f"v {' '.join(map(str, true))} 0\n"
+              "c maximum-resident-set-size:         45244416 bytes         43 MB\n"
+              "c process-time:                             9s               8.58 seconds\n")
+    claim = peers.read_dimacs_model(stdout, GIVENS)
+    assert claim.solved and claim.grid == solution and claim.seconds == pytest.approx(8.49)
+    unknown = peers.read_dimacs_model("s UNKNOWN\nc process-time:     1m     59.99 seconds\nc exit 0\n", GIVENS)
+    assert not unknown.solved and unknown.seconds == pytest.approx(59.99)
+    settings = large.Settings(budget=59.5, grace=5, seed=3, backend="cpu", peer_paths={"kissat": "/opt/kissat"})
+    assert peers.PEERS["kissat"].argv(Path("x.cnf"), settings) == ["/opt/kissat", "--time=60", "--seed=3", "x.cnf"]
+    assert "Kissat not found" in peers.PEERS["kissat"].unavailable(settings)  # not an executable
+
+
 def test_cpsat_output_is_read():
     solution = _solution_16()
     line = json.dumps({"status": "OPTIMAL", "solved": True, "grid": solution, "seconds": 0.5, "workers": 2,
