@@ -202,21 +202,18 @@ def _cadical_argv(path, settings):
             str(path)]
 
 
-def _cadical_unavailable(settings):
-    path = settings.peer_paths.get("cadical")
-    return None if path and os.access(path, os.X_OK) else \
-        "CaDiCaL not found: apt-get install cadical, or --cadical PATH"
+def _program_unavailable(name: str, why: str):
+    """``Peer.unavailable`` for a peer run as a program: ``why`` unless its path (``peer_paths[name]``) is an
+    executable."""
+    def unavailable(settings):
+        path = settings.peer_paths.get(name)
+        return None if path and os.access(path, os.X_OK) else why
+    return unavailable
 
 
 def _kissat_argv(path, settings):
     return [str(settings.peer_paths["kissat"]), f"--time={math.ceil(settings.budget)}", f"--seed={settings.seed}",
             str(path)]
-
-
-def _kissat_unavailable(settings):
-    path = settings.peer_paths.get("kissat")
-    return None if path and os.access(path, os.X_OK) else \
-        "Kissat not found: build it (bench/peers.py says how), then --kissat PATH or GPU_SA_KISSAT"
 
 
 # ------------------------------------------------------------------------------------------ CP-SAT
@@ -265,20 +262,17 @@ def _sudoku_ls_argv(path, settings):
     return [str(settings.peer_paths["sudoku-ls"]), str(path), str(settings.seed), f"{settings.budget:g}", "1"]
 
 
-def _sudoku_ls_unavailable(settings):
-    path = settings.peer_paths.get("sudoku-ls")
-    return None if path and os.access(path, os.X_OK) else \
-        "Sudoku-LS not found: build it with bench/peers/build_sudoku_ls.sh, then --sudoku-ls PATH"
-
-
 PEERS = {
     "acs": Peer("acs", ".acs", acs_text, _acs_argv, read_acs, _acs_unavailable, max_side=30,
                 too_large=("the ant colony reads value v as the character 'a' + v - 1, which overflows above "
                            "{max_side} (sudoku_acs src/solvermain.cpp ReadFile): {side}x{side} is left out")),
-    "cadical": Peer("cadical", ".cnf", cnf_text, _cadical_argv, read_dimacs_model, _cadical_unavailable),
-    "kissat": Peer("kissat", ".cnf", cnf_text, _kissat_argv, read_dimacs_model, _kissat_unavailable),
+    "cadical": Peer("cadical", ".cnf", cnf_text, _cadical_argv, read_dimacs_model, _program_unavailable(
+        "cadical", "CaDiCaL not found: apt-get install cadical, or --cadical PATH")),
+    "kissat": Peer("kissat", ".cnf", cnf_text, _kissat_argv, read_dimacs_model, _program_unavailable(
+        "kissat", "Kissat not found: build it (bench/peers.py says how), then --kissat PATH or GPU_SA_KISSAT")),
     "cpsat": Peer("cpsat", ".txt", numbers_text, _cpsat_argv, read_cpsat, _cpsat_unavailable),
-    "sudoku-ls": Peer("sudoku-ls", ".txt", acs_text, _sudoku_ls_argv, read_sudoku_ls, _sudoku_ls_unavailable),
+    "sudoku-ls": Peer("sudoku-ls", ".txt", acs_text, _sudoku_ls_argv, read_sudoku_ls, _program_unavailable(
+        "sudoku-ls", "Sudoku-LS not found: build it with bench/peers/build_sudoku_ls.sh, then --sudoku-ls PATH")),
 }
 
 

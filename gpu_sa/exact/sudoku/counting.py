@@ -270,8 +270,7 @@ def _batch_results(counts, solutions, nodes, outcome, seconds) -> list[ExactResu
     The objects are the same: equal to ``ExactResult(...)``'s, frozen, every field set (tests/test_exact.py)."""
     make = object.__new__
     results = []
-    rows = list(solutions)
-    for found, row, branches, end in zip(counts.tolist(), rows, nodes.tolist(), outcome.tolist()):
+    for found, row, branches, end in zip(counts.tolist(), solutions, nodes.tolist(), outcome.tolist()):
         result = make(ExactResult)
         result.__dict__.update(_RESULT_DEFAULTS, solutions=found, solution=row if found else None, nodes=branches,
                                seconds=seconds, gave_up=end != COMPLETE, interrupted=end == STOPPED,
