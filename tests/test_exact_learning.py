@@ -8,7 +8,7 @@ import pytest
 from conftest import DATA, run_cli
 from gpu_sa.exact import sudoku as exact
 from gpu_sa.exact.sudoku import counting
-from gpu_sa.exact.sudoku.clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, SAVED_PHASES,
+from gpu_sa.exact.sudoku.clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, NO_VIVIFY, SAVED_PHASES,
                                          SHORT_RESTARTS)
 from gpu_sa.exact.sudoku.consistency import ALLDIFF, BOX_LINE, PROBE
 from gpu_sa.exact.sudoku.learning import PHASE, WDEG
@@ -18,7 +18,7 @@ from gpu_sa.puzzles.sudoku.formats import write
 from test_exact import _cases
 
 HARD = parse((DATA / "sudoku_samples.txt").read_text())[25]  # one of the forum's hardest
-MINISAT_STYLE = CLAUSES | SHORT_RESTARTS | SAVED_PHASES | NO_REASON_BUMPS | LOCAL_MINIMIZATION
+MINISAT_STYLE = CLAUSES | SHORT_RESTARTS | SAVED_PHASES | NO_REASON_BUMPS | LOCAL_MINIMIZATION | NO_VIVIFY
 FEATURE_SETS = {"clauses": CLAUSES, "clauses, MiniSat style": MINISAT_STYLE, "propagation": BOX_LINE | ALLDIFF | PROBE,
                 "learning": WDEG | PHASE | DUAL, "everything": BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL}
 
@@ -197,9 +197,113 @@ def test_target_phases_and_reason_bumps_solve_a_36x36_the_minisat_style_search_c
     assert answer.solutions == 1 and puzzle.check(answer.solution) == [] and answer.nodes < budget
     before = exact.count_solutions(puzzle.givens, 6, limit=1, seed=1, features=MINISAT_STYLE, max_nodes=budget)
     assert before.solutions == 0 and before.gave_up
-    for off in (SHORT_RESTARTS, SAVED_PHASES, NO_REASON_BUMPS, LOCAL_MINIMIZATION):
+    for off in (SHORT_RESTARTS, SAVED_PHASES, NO_REASON_BUMPS, LOCAL_MINIMIZATION, NO_VIVIFY):
         alone = exact.count_solutions(puzzle.givens, 6, limit=1, seed=1, features=CLAUSES | off)
         assert alone.solutions == 1 and puzzle.check(alone.solution) == [], off
+
+
+def test_vivification_keeps_a_count_that_needs_thousands_of_conflicts_exact():
+    """36x36 at 45 % givens, instance 3, with 103 more of its cells given (from the solution the search finds): 4
+    solutions, whose count needs about 4,300 conflicts, so the learned clauses are reduced and then vivified (after
+    2,000). With and without vivification the count is complete and the same, the first solution valid, and the
+    searches differ (vivification changed what the search learned)."""
+    from conftest import ROOT
+    from gpu_sa import rng
+    from gpu_sa.exact.sudoku.board import _digits, tables
+    from gpu_sa.exact.sudoku.clauses import COMPLETE, cdcl, noise
+    from gpu_sa.exact.sudoku.consistency import strengthened
+
+    puzzle, _ = _root(ROOT / "bench" / "data" / "sudoku36_45" / "inst36x36_45_3.txt", 6)
+    solution = exact.count_solutions(puzzle.givens, 6, limit=1, seed=1).solution
+    empty = np.flatnonzero(puzzle.givens < 0)
+    givens = puzzle.givens.copy()
+    more = np.random.default_rng(0).choice(empty, 103, replace=False)
+    givens[more] = solution[more]
+    cand = exact.initial_candidates(givens, 6)
+    peers, units, cell_units, full = tables(6)
+    assert strengthened(cand, peers, units, cell_units, full, 0, np.zeros(1, np.uint8))
+    key0, key1 = rng.split_seed(1)
+    answers = {}
+    for features in (0, NO_VIVIFY):
+        masks = np.zeros(cand.shape[0], dtype=np.uint64)
+        answers[features] = cdcl(cand, units, 50, 10 ** 9, np.zeros(1, np.uint8), noise(cand.size * 36, key0, key1),
+                                 masks, features, np.zeros(3, np.int64))
+        found, _, conflicts, _, outcome, _ = answers[features]
+        assert outcome == COMPLETE and found == 4 and conflicts > 2000, answers
+        assert puzzle.check(_digits(masks)) == []
+    assert answers[0][1:] != answers[NO_VIVIFY][1:]
+    assert exact.count_solutions(givens, 6, limit=50, seed=1).solutions == 4
+
+
+def test_vivification_steps_through_a_clause():
+    """``vivify.step`` on the clause (x0 or x1 or x2 or x3): the next unset literal's negation to decide, a false
+    literal passed over, a true one ending it (IMPLIED at a level above 0, SATISFIED at level 0), UNCHANGED when
+    every literal was decided without either."""
+    from gpu_sa.exact.sudoku import vivify
+
+    lits = np.array([0, 2, 4, 6], dtype=np.int64)  # x0 .. x3 true
+    cstart = np.array([0], dtype=np.int64)
+    clen = np.array([4], dtype=np.int64)
+    kept = np.empty(4, dtype=np.int64)
+
+    def start():
+        state = np.zeros(vivify.FIELDS, dtype=np.int64)
+        state[vivify.CLAUSE] = 0
+        return state
+
+    assign = np.full(4, -1, dtype=np.int8)
+    level = np.zeros(4, dtype=np.int64)
+    state = start()
+    assert vivify.step(state, assign, level, lits, cstart, clen, kept) == 1  # decide "not x0"
+    assign[0], level[0] = 0, 1
+    assign[1], level[1] = 0, 1  # x1 false by propagation: passed over
+    assign[2], level[2] = 1, 1  # x2 true by propagation: x0 or x2 is implied
+    assert vivify.step(state, assign, level, lits, cstart, clen, kept) == vivify.IMPLIED
+    assert list(kept[:state[vivify.KEPT]]) == [0, 4]
+    level[2] = 0  # true at level 0: the clause is satisfied for good
+    state = start()
+    assign[0] = -1
+    assert vivify.step(state, assign, level, lits, cstart, clen, kept) == 1
+    assign[0] = 0
+    assert vivify.step(state, assign, level, lits, cstart, clen, kept) == vivify.SATISFIED
+    state = start()
+    assign[:] = -1
+    for lit in lits:
+        assert vivify.step(state, assign, level, lits, cstart, clen, kept) == lit ^ 1
+        assign[lit >> 1] = 0
+    assert vivify.step(state, assign, level, lits, cstart, clen, kept) == vivify.UNCHANGED
+    assert state[vivify.KEPT] == 4
+
+
+def test_vivification_rounds_take_the_fewest_levels_first_within_their_budget():
+    """``start_round`` queues the clauses never tried, with 1-6 levels and more than two literals, fewest levels
+    first and newest first among equals; ``next_clause`` skips a deleted clause and one that is a reason, marks
+    each clause it hands out as tried, and ends the round when its ticks are spent (a tenth of those since the
+    last round)."""
+    from gpu_sa.exact.sudoku import vivify
+
+    count = 7
+    lbd = np.array([3, 2, 7, 3, 0, 2, 2], dtype=np.int64)  # clause 2: too many levels; 4: excludes a solution
+    clen = np.array([3, 3, 3, 5, 4, 2, 4], dtype=np.int64)  # clause 5: binary
+    deleted = np.zeros(count, dtype=np.uint8)
+    tried = np.zeros(count, dtype=np.uint8)
+    tried[6] = 1
+    state = np.zeros(vivify.FIELDS, dtype=np.int64)
+    state[vivify.SINCE] = 1000
+    queue = vivify.start_round(state, count, deleted, tried, lbd, clen, 2000)
+    assert list(queue) == [1, 3, 0] and state[vivify.LIMIT] == 2100
+    cstart = np.array([0, 3, 6, 9, 14, 18, 20], dtype=np.int64)
+    lits = np.arange(24, dtype=np.int64) * 2
+    reason = np.full(24, -1, dtype=np.int64)
+    reason[lits[cstart[3]] >> 1] = 3  # clause 3 implied its first literal
+    deleted[1] = 1
+    assert vivify.next_clause(state, queue, deleted, tried, reason, lits, cstart, 2000) == 0
+    assert tried[0] == 1 and tried[1] == 0 and tried[3] == 0
+    assert vivify.next_clause(state, queue, deleted, tried, reason, lits, cstart, 2000) == -1
+    assert state[vivify.SINCE] == 2000
+    state[vivify.NEXT] = 0
+    deleted[1] = 0
+    assert vivify.next_clause(state, queue, deleted, tried, reason, lits, cstart, 2100) == -1  # the budget is spent
 
 
 def test_the_cnf_size_limit_is_judged_on_the_rules_fixpoint(monkeypatch):

@@ -7,13 +7,14 @@ demand, so only the learned clauses are stored (two watched literals). The searc
 Sörensson 2003): unit propagation, a conflict analysed back to its first unique implication point, the learned
 clause minimized (recursively, Sörensson & Biere 2009) and added, and the search sent back (non-chronologically) to
 the level where that clause asserts a literal; variables ordered by activity (VSIDS: bumped in every conflict,
-decaying), with the variables of the learned clause's reasons bumped too. The rest is CaDiCaL's stable mode (Biere
-& Fleury 2020), the mode its ``--sat`` setting keeps: decisions take the target phases (each variable's value in
-the longest conflict-free trail so far) and restarts come after Luby(i) x 1,024 conflicts, keeping everything
-learned. Together they cut the conflicts of the 36x36 instances at 45 % about twentyfold and solve the 49x49 at
-40 % in seconds (bench/RESULTS.md, issue 25); each can be taken out for the ablation (``SHORT_RESTARTS``,
-``SAVED_PHASES``, ``NO_REASON_BUMPS``, ``LOCAL_MINIMIZATION``); order 5 takes three of them out
-(``counting.DEFAULT_FEATURES``).
+decaying), with the variables of the learned clause's reasons bumped too; after each reduction of the learned
+clauses, the short ones are vivified (``vivify``: tried again, and shortened where propagation proves less). The
+rest is CaDiCaL's stable mode (Biere & Fleury 2020), the mode its ``--sat`` setting keeps: decisions take the
+target phases (each variable's value in the longest conflict-free trail so far) and restarts come after Luby(i) x
+1,024 conflicts, keeping everything learned. Together they cut the conflicts of the 36x36 instances at 45 % about
+twentyfold and solve the 49x49 at 40 % in seconds (bench/RESULTS.md, issue 25); each can be taken out for the
+ablation (``SHORT_RESTARTS``, ``SAVED_PHASES``, ``NO_REASON_BUMPS``, ``LOCAL_MINIMIZATION``, ``NO_VIVIFY``); order 5
+takes three of them out (``counting.DEFAULT_FEATURES``).
 
 Completeness and counting: every learned clause is implied by the grid, so a conflict at level 0 proves there is
 no (further) solution. Each solution found is recorded and excluded by a clause (the negation of its
@@ -32,6 +33,7 @@ import numpy as np
 from .board import ONE, ZERO, _bit_index, _is_single
 from .implicit import NO_REASON, UNSET, _assign, _literals, _restore, _var, layout, level_zero
 from .ordering import _philox
+from .vivify import FIELDS, IMPLIED, KEPT, SATISFIED, next_clause, start_round, step
 
 TAG_CLAUSES = np.uint32(0x434C4155)  # "CLAU"
 RESTART_CONFLICTS = 1024  # restarts after Luby(i) x this many conflicts (CaDiCaL's stable mode: "reluctant doubling")
@@ -44,6 +46,7 @@ SHORT_RESTART_CONFLICTS = 100
 SAVED_PHASES = 256  # decisions take each variable's last value (phase saving), not the target phases
 NO_REASON_BUMPS = 512  # only the variables of the conflict's resolution bumped
 LOCAL_MINIMIZATION = 1024  # a learned literal dropped only when its own reason is in the clause
+NO_VIVIFY = 2048  # the learned clauses never vivified
 REDUCE_FIRST, REDUCE_MORE = 2000, 300  # learned clauses halved after 2000, then 2300, 2600, ... more conflicts
 COMPLETE, NODE_LIMIT, STOPPED = 0, 1, 2
 ACTIVITY_LIMIT = 1e100
@@ -120,8 +123,8 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
     made plus ``published[1]`` (the caller's branches before it) go to ``published[0]`` every 64 (PUBLISH_MASK + 1),
     for a thread that runs beside it (``auto``'s chains): a solution found later is found at a count above it; with a
     third entry, the ticks so far go to ``published[2]`` at the same time (``race``'s clock). ``features``:
-    the bits SHORT_RESTARTS, SAVED_PHASES, NO_REASON_BUMPS and LOCAL_MINIMIZATION each take one heuristic out
-    (for the ablation; 0 is the search)."""
+    the bits SHORT_RESTARTS, SAVED_PHASES, NO_REASON_BUMPS, LOCAL_MINIMIZATION and NO_VIVIFY each take one
+    heuristic out (for the ablation; 0 is the search). Vivification's decisions are not counted as decisions."""
     cells = cand.shape[0]
     side = units.shape[1]
     variables, cell_unit, cell_pos, root, cell_first, var_cell, var_digit, places, has_alo = layout(cand, units)
@@ -147,6 +150,13 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
     targets = not features & SAVED_PHASES
     reason_bumps = not features & NO_REASON_BUMPS
     recursive = not features & LOCAL_MINIMIZATION
+    vivify = not features & NO_VIVIFY
+    vivify_due = False  # a reduction happened: a round of vivification at the next point without conflict
+    vivifying = -1  # the clause being vivified (the propagation ignores it), -1 when the search runs
+    viv = np.zeros(FIELDS, dtype=np.int64)  # vivification's state (vivify.py)
+    queue = np.empty(0, dtype=np.int64)  # ... the clauses of its round
+    kept_lits = np.empty(variables + 1, dtype=np.int64)  # ... the literals it keeps of the clause it tries
+    tried = np.zeros(capacity, dtype=np.uint8)  # per learned clause: vivified once already
     target = np.zeros(variables, dtype=np.int8)  # the phases of the longest conflict-free trail so far
     target_length = 0  # ... and its length
     stack = np.empty(variables + 1, dtype=np.int64)  # scratch: the recursive minimization's search
@@ -259,6 +269,10 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                 c = node >> 1
                 k = node & 1
                 following = nxt[node]
+                if c == vivifying:
+                    previous = node
+                    node = following
+                    continue
                 if deleted[c]:  # dropped by a reduction: its watch goes now
                     if previous < 0:
                         head[false_lit] = following
@@ -297,6 +311,36 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                                      var_digit, alive, places, cell_unit, cell_pos, side)
                 previous = node
                 node = following
+        if vivifying >= 0 and (conflict == NO_REASON or decision_level > 0):
+            # --- vivification (a conflict at level 0 is the search's: no further solution)
+            outcome = IMPLIED if conflict != NO_REASON else step(viv, assign, level, lits, cstart, clen, kept_lits)
+            if outcome >= 0:
+                trail_lim[decision_level] = size_trail
+                decision_level += 1
+                size_trail = _assign(outcome, decision_level, NO_REASON, assign, level, reason, trail, size_trail,
+                                     var_cell, var_digit, alive, places, cell_unit, cell_pos, side)
+                continue
+            if decision_level > 0:
+                size_trail, heap_size = _undo(trail, trail_lim[0], size_trail, phase, assign, reason, heap, where,
+                                              activity, heap_size, var_cell, var_digit, alive, places, cell_unit,
+                                              cell_pos, side)
+                qhead = size_trail
+                decision_level = 0
+            shorter = outcome == IMPLIED and viv[KEPT] < clen[vivifying]
+            if shorter or outcome == SATISFIED:
+                deleted[vivifying] = 1
+            if shorter and viv[KEPT] == 1:
+                size_trail = _assign(kept_lits[0], 0, NO_REASON, assign, level, reason, trail, size_trail, var_cell,
+                                     var_digit, alive, places, cell_unit, cell_pos, side)
+            elif shorter:
+                cstart, clen, nxt, lbd, deleted, lits, used = _add(kept_lits, viv[KEPT], min(lbd[vivifying], viv[KEPT]),
+                                                                   count, cstart, clen, nxt, lbd, deleted, lits,
+                                                                   used, head)
+                tried = _grow_zeroed(tried, count + 1)
+                tried[count] = 1
+                count += 1
+            vivifying = next_clause(viv, queue, deleted, tried, reason, lits, cstart, ticks)
+            continue
         if conflict != NO_REASON:
             conflicts += 1
             since_restart += 1
@@ -408,8 +452,22 @@ def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, publish
                 next_reduce = conflicts + REDUCE_FIRST + REDUCE_MORE * reductions
                 reductions += 1
                 used = _reduce(lbd, deleted, 0, count, reason, cstart, clen, lits, used)  # 0: all are learned
+                vivify_due = vivify
             continue
-        # --- no conflict: restart, or decide, or a solution
+        # --- no conflict: vivify, restart, or decide, or a solution
+        if vivify_due:
+            vivify_due = False
+            target_length = _keep_target(trail, size_trail, target, target_length)
+            if decision_level > 0:
+                size_trail, heap_size = _undo(trail, trail_lim[0], size_trail, phase, assign, reason, heap, where,
+                                              activity, heap_size, var_cell, var_digit, alive, places, cell_unit,
+                                              cell_pos, side)
+                qhead = size_trail
+                decision_level = 0
+            tried = _grow_zeroed(tried, count)
+            queue = start_round(viv, count, deleted, tried, lbd, clen, ticks)
+            vivifying = next_clause(viv, queue, deleted, tried, reason, lits, cstart, ticks)
+            continue
         if since_restart >= restart_at:
             since_restart = 0
             restarts += 1
@@ -591,15 +649,23 @@ def _add(learnt, size, levels, count, cstart, clen, nxt, lbd, deleted, lits, use
 
 
 @numba.njit(cache=True, nogil=True)
+def _grow_zeroed(array, need):
+    """``_grow`` with the new entries zero: for flags that nothing writes before they are read."""
+    if need <= array.shape[0]:
+        return array
+    bigger = np.zeros(max(need, 2 * array.shape[0]), dtype=array.dtype)
+    bigger[:array.shape[0]] = array
+    return bigger
+
+
+@numba.njit(cache=True, nogil=True)
 def _more_clauses(cstart, clen, nxt, lbd, deleted):
     grown = 2 * cstart.shape[0]
     more = np.full(2 * grown, -1, dtype=np.int64)
     more[:nxt.shape[0]] = nxt
     # zeroed, not _grow's uninitialised tail: _add does not write a clause's flag, so a new clause read whatever
     # memory held (a learned clause dropped at random: the search was not a function of the seed once it grew)
-    kept = np.zeros(grown, dtype=deleted.dtype)
-    kept[:deleted.shape[0]] = deleted
-    return _grow(cstart, grown), _grow(clen, grown), more, _grow(lbd, grown), kept
+    return _grow(cstart, grown), _grow(clen, grown), more, _grow(lbd, grown), _grow_zeroed(deleted, grown)
 
 
 @numba.njit(cache=True, nogil=True)

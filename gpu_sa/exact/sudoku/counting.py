@@ -14,15 +14,15 @@ from .bitboard import PEERS, search9, search_batch9
 from .board import (ZERO, ZERO32, _check_counts, _check_digits, _check_givens, _digits, initial_candidates,
                     tables)
 from .propagation import Propagation, propagate
-from .clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, SAVED_PHASES, SHORT_RESTARTS, cdcl,
-                      learned_search, noise)
+from .clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, NO_VIVIFY, SAVED_PHASES, SHORT_RESTARTS,
+                      cdcl, learned_search, noise)
 from .consistency import ALLDIFF, BOX_LINE, PROBE, strengthened
 from .learning import PHASE, WDEG, initial_weights
 from .ordering import DUAL
 from .restarts import DEFAULT_BASE_NODES, Learned, _restarted, _watched, available_cores
 
 ALL_FEATURES = (BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL | CLAUSES | SHORT_RESTARTS | SAVED_PHASES
-                | NO_REASON_BUMPS | LOCAL_MINIMIZATION)
+                | NO_REASON_BUMPS | LOCAL_MINIMIZATION | NO_VIVIFY)
 # The seeded search's features per order, measured (bench/RESULTS.md, "the complete search learns"); an order
 # not listed gets DEFAULT_LARGE.
 # At 25x25 the CDCL keeps MiniSat's phase saving, Luby x 100 restarts and local minimization (only the reasons'
