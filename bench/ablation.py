@@ -19,7 +19,8 @@ import statistics
 from common import ROOT, SHARED_DATA
 
 from gpu_sa.exact import sudoku as exact
-from gpu_sa.exact.sudoku.clauses import CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, SAVED_PHASES, SHORT_RESTARTS
+from gpu_sa.exact.sudoku.clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, NO_VIVIFY, SAVED_PHASES,
+                                         SHORT_RESTARTS)
 from gpu_sa.exact.sudoku.consistency import ALLDIFF, BOX_LINE, PROBE
 from gpu_sa.exact.sudoku.learning import PHASE, WDEG
 from gpu_sa.exact.sudoku.ordering import DUAL
@@ -35,8 +36,9 @@ CONFIGS = [("restarts (the search before, base 256)", 0, 256), ("restarts, base 
            ("clause learning without long restarts (Luby x 100)", CLAUSES | SHORT_RESTARTS, 256),
            ("clause learning without reason bumps", CLAUSES | NO_REASON_BUMPS, 256),
            ("clause learning without recursive minimization", CLAUSES | LOCAL_MINIMIZATION, 256),
-           ("clause learning, MiniSat style (all four out)",
-            CLAUSES | SAVED_PHASES | SHORT_RESTARTS | NO_REASON_BUMPS | LOCAL_MINIMIZATION, 256),
+           ("clause learning without vivification", CLAUSES | NO_VIVIFY, 256),
+           ("clause learning, MiniSat style (all five out)",
+            CLAUSES | SAVED_PHASES | SHORT_RESTARTS | NO_REASON_BUMPS | LOCAL_MINIMIZATION | NO_VIVIFY, 256),
            ("each order's default", None, 256)]
 SETS = [(25, 45, range(20), 20.0), (36, 45, range(5), 15.0), (49, 40, range(5), 15.0)]
 
