@@ -651,10 +651,9 @@ def _add(learnt, size, levels, count, cstart, clen, nxt, lbd, deleted, lits, use
 @numba.njit(cache=True, nogil=True)
 def _grow_zeroed(array, need):
     """``_grow`` with the new entries zero: for flags that nothing writes before they are read."""
-    if need <= array.shape[0]:
-        return array
-    bigger = np.zeros(max(need, 2 * array.shape[0]), dtype=array.dtype)
-    bigger[:array.shape[0]] = array
+    old = array.shape[0]
+    bigger = _grow(array, need)
+    bigger[old:] = 0
     return bigger
 
 
