@@ -104,8 +104,8 @@ _background = []
 
 
 class WarmUp:
-    """``tests/warm_caches.py`` in a process of its own, from the session's start: numba's cache filled on the idle
-    core, in the order the session needs it (a fresh clone's session: about 90 s shorter on CI's 2 cores)."""
+    """``tests/warm_caches.py`` in a process of its own, from the session's start: numba's cache filled beside the
+    session, in the order it needs it (a fresh clone's session compiled 65 s instead of 138 s; bench/RESULTS.md)."""
 
     def __init__(self):
         import tempfile
@@ -116,15 +116,12 @@ class WarmUp:
             self.process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "warm_caches.py")], stdout=out,
                                             stderr=err, env=python_env(), cwd=ROOT, preexec_fn=lambda: os.nice(19))
 
-    def wait(self, timeout):
-        try:
-            return self.process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None
-
     def result(self):
-        """(exit status, standard output, standard error), once it has ended."""
-        status = self.wait(timeout=900)
+        """(exit status, standard output, standard error), once it has ended (status None: not in 900 s)."""
+        try:
+            status = self.process.wait(timeout=900)
+        except subprocess.TimeoutExpired:
+            status = None
         return status, (self.folder / "out").read_text(errors="replace"), (self.folder / "err").read_text(errors="replace")
 
     def stop(self):
@@ -144,16 +141,20 @@ def _whole_folders(config):
     return all("::" not in arg and Path(arg).is_dir() for arg in config.args)
 
 
-def pytest_configure(config):
-    if _whole_folders(config) and not _warm_up:
+def _started_warm_up():
+    if not _warm_up:
         _warm_up.append(WarmUp())
+    return _warm_up[0]
+
+
+def pytest_configure(config):
+    if _whole_folders(config):
+        _started_warm_up()
 
 
 def warm_up_result():
     """The warm-up's (exit status, stdout, stderr); started here when the session did not start it (chosen files)."""
-    if not _warm_up:
-        _warm_up.append(WarmUp())
-    return _warm_up[0].result()
+    return _started_warm_up().result()
 
 
 def background_result(name):

@@ -1,10 +1,10 @@
 """Fill numba's disk cache ahead of the test session, in a process of its own (``tests/conftest.py`` starts it).
 
-In a fresh clone numba's cache is empty, and the first test to call a jitted function compiles it (about 140 s in
-all on CI's 2 cores: ``cdcl`` 27 s, the minimal-puzzle prover 26 s, the root's stronger propagation 13 s, ...).
-The session is single-threaded, so those seconds add up. This script makes the same calls, with the same
-argument types, on the core the session leaves idle, in the order the session first needs them; a function it
-has compiled by then is loaded from the cache instead. It changes no result: a cached function is the same code,
+In a fresh clone numba's cache is empty, and the first test to call a jitted function compiles it (138 s of the
+session's own time on a 2-core VM: ``cdcl`` 27 s, the minimal-puzzle prover 26 s, the root's stronger propagation
+13 s, ...; bench/RESULTS.md, twenty-first session). This script makes the same calls, with the same argument
+types, at the lowest priority beside the session, in the order the session first needs them; a function it has
+compiled by then is loaded from the cache instead. It changes no result: a cached function is the same code,
 and one it has not reached yet is compiled by the session as before.
 
 Each step is a small public call; a step that fails is reported and the others still run, and the exit status
@@ -28,23 +28,18 @@ EASY = (EXAMPLES / "seed_easy.txt").read_text()
 
 
 def _cdcl_and_the_stronger_root():
-    from gpu_sa.exact.sudoku import clauses, counting, tables
-    from gpu_sa.exact.sudoku.board import ZERO32
-    from gpu_sa.exact.sudoku.consistency import strengthened
+    from gpu_sa.exact.sudoku import counting
 
-    # the calls of ``counting._loaded("search_core")``, the CDCL before the restarted search: the session reaches
-    # the CDCL about 12 s after the search, and the CDCL takes twice as long to compile
-    peers, units, cell_units, full = tables(2)
-    strengthened(np.full(16, full), peers, units, cell_units, full, counting.ALL_FEATURES, np.zeros(1, np.uint8))
-    masks = np.zeros(16, dtype=np.uint64)
-    clauses.cdcl(np.full(16, full), units, 2, 100, np.zeros(1, np.uint8), clauses.noise(256, ZERO32, ZERO32), masks, 0,
-                 np.zeros(2, np.int64))
+    # ``counting._loaded("search_core")``'s parts, the CDCL before the restarted search: the session reaches the CDCL
+    # about 12 s after the search, and the CDCL takes twice as long to compile
+    counting._compile_the_stronger_root()
+    counting._compile_the_cdcl()
     counting._loaded("search_core")
 
 
-def _anneal(move, **options):
+def _anneal(move):
     def step():
-        gpu_sa.anneal(gpu_sa.parse(EASY)[0], move=move, backend="cpu", chains=2, seed=1, max_moves=2000, **options)
+        gpu_sa.anneal(gpu_sa.parse(EASY)[0], move=move, backend="cpu", chains=2, seed=1, max_moves=2000)
     return step
 
 

@@ -48,12 +48,33 @@ DEFAULT_SEARCHES = 1
 MAX_SEARCHES = 64  # each holds its own clauses (at 49x49 about 2 MB more a second of search: README, "Limits")
 
 
+# The seeded search's three compiled parts, each called once on a blank 4x4 grid (``_loaded("search_core")``;
+# tests/warm_caches.py calls them in another order, with the same argument types).
+def _compile_the_restarts():
+    peers, units, cell_units, full = tables(2)
+    masks = np.zeros(16, dtype=np.uint64)
+    for root_at_fixpoint in (False, True):  # a blank grid is its own fixpoint
+        search_core(np.full(16, full), peers, units, cell_units, full, 1, 1, masks, ZERO, np.zeros(1, np.uint8),
+                    ZERO32, ZERO32, 0, np.full(1, NEVER, np.int64), root_at_fixpoint, 0, initial_weights(2),
+                    masks.copy(), masks.copy())
+
+
+def _compile_the_stronger_root():
+    peers, units, cell_units, full = tables(2)
+    strengthened(np.full(16, full), peers, units, cell_units, full, ALL_FEATURES, np.zeros(1, np.uint8))
+
+
+def _compile_the_cdcl():
+    _, units, _, full = tables(2)
+    cdcl(np.full(16, full), units, 2, 100, np.zeros(1, np.uint8), noise(256, ZERO32, ZERO32),
+         np.zeros(16, dtype=np.uint64), 0, np.zeros(2, np.int64))
+
+
 @functools.cache
 def _loaded(entry: str) -> bool:
     """Compile ``entry`` (or load it from numba's cache) once, on a 4x4 grid (9x9 for the bitboards), so that no
     timing includes it."""
     peers, units, cell_units, full = tables(2)
-    masks = np.zeros(16, dtype=np.uint64)
     if entry == "search9":
         search9(np.full(81, tables(3)[3]), PEERS, 1, 1, np.zeros(1, np.uint8), np.zeros(81, dtype=np.uint64))
     elif entry == "search_batch9":
@@ -61,13 +82,9 @@ def _loaded(entry: str) -> bool:
         search_batch9(empty, PEERS, tables(3)[3], 1, 1, np.zeros(1, np.uint8), np.zeros(1, np.int64), empty.copy(),
                       np.zeros(1, np.int64), np.zeros(1, np.int64))
     elif entry == "search_core":
-        for root_at_fixpoint in (False, True):  # a blank grid is its own fixpoint
-            search_core(np.full(16, full), peers, units, cell_units, full, 1, 1, masks, ZERO, np.zeros(1, np.uint8),
-                        ZERO32, ZERO32, 0, np.full(1, NEVER, np.int64), root_at_fixpoint, 0, initial_weights(2),
-                        masks.copy(), masks.copy())
-        strengthened(np.full(16, full), peers, units, cell_units, full, ALL_FEATURES, np.zeros(1, np.uint8))
-        cdcl(np.full(16, full), units, 2, 100, np.zeros(1, np.uint8), noise(256, ZERO32, ZERO32), masks, 0,
-             np.zeros(2, np.int64))
+        _compile_the_restarts()
+        _compile_the_stronger_root()
+        _compile_the_cdcl()
     else:
         empty = np.zeros((0, 16), dtype=np.int16)
         search_batch(empty, peers, units, cell_units, full, 1, 0, np.zeros(1, np.uint8), np.zeros(0, np.int64),
