@@ -15,8 +15,9 @@ finds the same solution with the same node count; time: the compiled solver over
 set, best and median of --repeats runs, against the Python baseline on a sample, in the same
 run; and the compiled engines alone (no ``count_many`` around them), alternated with it: the
 bitboards that order 3 runs on and the cell-mask search of the other orders on the same puzzles,
-which must give the same counts, solutions and branches. Target: at least 5,000 puzzles per
-second on top1465 (issue 25's longer-term one: 30,000).
+which must give the same counts, solutions and branches; then all of it again with box_line=True
+(pointing and box-line reduction beside the three rules: same solutions, fewer branches). Target:
+at least 5,000 puzzles per second on top1465 (issue 25's longer-term one: 30,000).
 
 --large: the Lloyd & Amos instances (../shared/data/sudoku/lloyd_amos/, order 4 or 5, 20 per
 percentage of givens; not all unique, so "solved" = one solution found, checked by the
@@ -49,6 +50,7 @@ from common import ROOT, SHARED_DATA, environment, print_header, print_table
 
 from gpu_sa.exact import sudoku as exact
 from gpu_sa.exact.sudoku import bitboard
+from gpu_sa.exact.sudoku.consistency import BOX_LINE
 from gpu_sa.puzzles.sudoku import parse
 
 
@@ -117,46 +119,68 @@ def throughput(args, info):
             found, first, nodes = python_exact.count_solutions(puzzle.givens, 3)
             assert (found, first, nodes) == (1, list(result.solution), result.nodes), f"{puzzle.label}: baseline differs"
         python_rate = len(sample) / (time.perf_counter() - start) if sample else None  # --python-sample 0: none
-        engines = {"bitboards": _batch(givens, bitboard.search_batch9, bitboard.PEERS, FULL9),
-                   "cell masks": _batch(givens, exact.search_batch, *exact.tables(3))}
-        for engine in engines.values():  # the engines alone: the same counts, solutions and branches
+        # with box_line: the same answers (each puzzle has one solution), fewer branches
+        boxed = exact.count_many(givens, 3, box_line=True)
+        assert [(r.solutions, r.gave_up) for r in boxed] == [(1, False)] * len(puzzles), name
+        assert all(np.array_equal(b.solution, r.solution) for b, r in zip(boxed, results)), name
+        engines = {"bitboards": (_batch(givens, bitboard.search_batch9, bitboard.PEERS, FULL9, False), results),
+                   "cell masks": (_batch(givens, exact.search_batch, *exact.tables(3), 0), results),
+                   "bitboards + box-line": (_batch(givens, bitboard.search_batch9, bitboard.PEERS, FULL9, True), boxed),
+                   "cell masks + box-line": (_batch(givens, exact.search_batch, *exact.tables(3), BOX_LINE), boxed)}
+        for engine, expected in engines.values():  # the engines alone: the same counts, solutions and branches
             answer = engine()
-            assert answer[0].tolist() == [r.solutions for r in results], name
-            assert answer[2].tolist() == [r.nodes for r in results], name
-            assert np.array_equal(answer[1], np.stack([r.solution for r in results])), name
-        times = []
-        engine_times = {engine: [] for engine in engines}
-        for _ in range(args.repeats):  # alternated, so that the machine's drift touches all three alike
-            start = time.perf_counter()
-            exact.count_many(givens, 3)
-            times.append(time.perf_counter() - start)
-            for engine, run in engines.items():
+            assert answer[0].tolist() == [r.solutions for r in expected], name
+            assert answer[2].tolist() == [r.nodes for r in expected], name
+            assert np.array_equal(answer[1], np.stack([r.solution for r in expected])), name
+        runs = {"count_many": lambda: exact.count_many(givens, 3),
+                "count_many + box-line": lambda: exact.count_many(givens, 3, box_line=True),
+                **{engine: run for engine, (run, _) in engines.items()}}
+        times = {run: [] for run in runs}
+        for _ in range(args.repeats):  # alternated, so that the machine's drift touches all of them alike
+            for run, call in runs.items():
                 start = time.perf_counter()
-                run()
-                engine_times[engine].append(time.perf_counter() - start)
-        best, median = len(puzzles) / min(times), len(puzzles) / statistics.median(times)
-        bitboards, cells = (len(puzzles) / min(engine_times[e]) for e in engines)
+                call()
+                times[run].append(time.perf_counter() - start)
+        best = {run: len(puzzles) / min(seconds) for run, seconds in times.items()}
+        median = {run: len(puzzles) / statistics.median(seconds) for run, seconds in times.items()}
         rows.append(dict(set=name, puzzles=len(puzzles), nodes_per_puzzle=sum(r.nodes for r in results) / len(puzzles),
-                         numba_best=best, numba_median=median, python=python_rate, python_sample=len(sample),
-                         speedup=median / python_rate if python_rate else None, bitboards_best=bitboards,
-                         cell_masks_best=cells, bitboards_over_cell_masks=bitboards / cells))
+                         box_line_nodes_per_puzzle=sum(r.nodes for r in boxed) / len(puzzles),
+                         numba_best=best["count_many"], numba_median=median["count_many"], python=python_rate,
+                         python_sample=len(sample), speedup=median["count_many"] / python_rate if python_rate else None,
+                         box_line_best=best["count_many + box-line"], box_line_median=median["count_many + box-line"],
+                         bitboards_best=best["bitboards"], cell_masks_best=best["cell masks"],
+                         bitboards_over_cell_masks=best["bitboards"] / best["cell masks"],
+                         box_line_bitboards_best=best["bitboards + box-line"],
+                         box_line_cell_masks_best=best["cell masks + box-line"],
+                         box_line_over_seed_rules=median["count_many + box-line"] / median["count_many"]))
     print("# verify: every answer unique and accepted by the validator; Python baseline agrees on samples;")
-    print("#   both compiled engines give the same counts, solutions and branches")
-    print("# numba: count_many (what a caller gets); engines alone: the compiled batch without count_many's Python")
-    print("#   (bitboards: order 3's search; cell masks: the other orders' search_batch, run on the same 9x9s)")
+    print("#   both compiled engines give the same counts, solutions and branches, with the seed's rules and with")
+    print("#   box-line; box-line gives the same solutions")
+    print("# numba: count_many (what a caller gets), the seed's three rules; engines alone: the compiled batch without")
+    print("#   count_many's Python (bitboards: order 3's search; cell masks: the other orders' search_batch, run on the")
+    print("#   same 9x9s)")
     print_table(["set", "puzzles", "nodes/puzzle", "numba best /s", "numba median /s", "python /s (sample)",
                  "median / python", "bitboards best /s", "cell masks best /s", "bitboards / cell masks"],
                 [[r["set"], r["puzzles"], r["nodes_per_puzzle"], r["numba_best"], r["numba_median"],
                   f"{r['python']:.1f} ({r['python_sample']})" if r["python"] else "-",
                   f"{r['speedup']:.0f}" if r["speedup"] else "-", r["bitboards_best"], r["cell_masks_best"],
                   f"{r['bitboards_over_cell_masks']:.2f}"] for r in rows])
+    print("# box_line=True (count_many(..., box_line=True), gpu-sa exact --box-line): pointing and box-line reduction")
+    print("#   join the three rules; median / seed's rules: count_many's medians, the same run")
+    print_table(["set", "nodes/puzzle", "count_many best /s", "count_many median /s", "median / seed's rules",
+                 "bitboards best /s", "cell masks best /s"],
+                [[r["set"], r["box_line_nodes_per_puzzle"], r["box_line_best"], r["box_line_median"],
+                  f"{r['box_line_over_seed_rules']:.2f}", r["box_line_bitboards_best"], r["box_line_cell_masks_best"]]
+                 for r in rows])
     if args.json:
         for r in rows:
             print(json.dumps({**r, "commit": info["commit"]}))
 
 
-def _batch(givens, search_batch, *tables):
-    """A call of a compiled batch search (counting to 2) on ``givens``: (counts, solutions, nodes, outcome)."""
+def _batch(givens, search_batch, *tables_and_rules):
+    """A call of a compiled batch search (counting to 2) on ``givens``: (counts, solutions, nodes, outcome).
+    ``tables_and_rules``: the search's tables, then its last argument (box_line or features)."""
+    *tables, rules = tables_and_rules
     givens = np.ascontiguousarray(givens, dtype=np.int16)
     count = givens.shape[0]
 
@@ -164,7 +188,7 @@ def _batch(givens, search_batch, *tables):
         counts, nodes, outcome = (np.zeros(count, dtype=np.int64) for _ in range(3))
         solutions = np.empty_like(givens)
         search_batch(givens, *tables, 2, exact.DEFAULT_MAX_NODES, np.zeros(1, np.uint8), counts, solutions, nodes,
-                     outcome)
+                     outcome, rules)
         return counts, solutions, nodes, outcome
     return run
 

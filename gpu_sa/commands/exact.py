@@ -47,6 +47,11 @@ def run(args) -> int:
     puzzles = read_puzzles(args, args.puzzle_file)
     options = dict(args.kind_options)
     steps = options.pop("steps", False)
+    if options.get("box_line") and args.seed is not None:
+        from ..options import UsageError
+
+        raise UsageError("--box-line is an option of the deterministic search: not with --seed (the seeded "
+                         "search chooses its propagation per grid size)")
     options.update({name: getattr(args, name) for name in ("seed", "time_limit") if getattr(args, name) is not None})
     if options.get("threads") is not None:
         from .. import ending

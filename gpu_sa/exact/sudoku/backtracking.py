@@ -213,8 +213,10 @@ def search(cand0, peers, units, cell_units, full, limit, max_nodes, solution, sh
 
 
 @numba.njit(cache=True, nogil=True)
-def search_batch(givens, peers, units, cell_units, full, limit, max_nodes, flag, counts, solutions, nodes, outcome):
-    """The deterministic search for every row of ``givens`` (puzzles x cells, 0-based, -1 empty)."""
+def search_batch(givens, peers, units, cell_units, full, limit, max_nodes, flag, counts, solutions, nodes, outcome,
+                 features):
+    """The deterministic search for every row of ``givens`` (puzzles x cells, 0-based, -1 empty), with
+    ``features`` (0: the seed's rules; ``consistency.BOX_LINE``, ``ALLDIFF``: stronger propagation)."""
     cells = givens.shape[1]
     cand = np.empty(cells, dtype=np.uint64)
     masks = np.zeros(cells, dtype=np.uint64)
@@ -228,7 +230,7 @@ def search_batch(givens, peers, units, cell_units, full, limit, max_nodes, flag,
         _candidates_of(givens[i], full, cand)
         counts[i], nodes[i], outcome[i] = search_core(cand, peers, units, cell_units, full, limit, max_nodes, masks,
                                                       ZERO, flag, np.uint32(0), np.uint32(0), DETERMINISTIC,
-                                                      no_cancel, False, 0, no_weights, no_phases, no_phases)
+                                                      no_cancel, False, features, no_weights, no_phases, no_phases)
         if counts[i]:
             _digits_of(masks, solutions[i])
         else:

@@ -101,11 +101,105 @@ def _boxes_as_runs(word):
             | ((word & BOX_DOWN6) >> six) | ((word & BOX_DOWN12) >> twelve))
 
 
+def _locked_tables():
+    """The tables of the box-line rule on a 3x3 matrix of segments (a segment: the three cells where a line
+    crosses a box). Within one band, matrix bit 3k + j says the digit has a place in row k inside box j; within
+    one stack (three boxes one above the other), bit 3b + i that it has one in the stack's column i inside band
+    b's box. Both rules read the matrix the same way: a row of it with one bit (a line whose places all lie in
+    one box: claiming) clears the rest of that bit's column (the box's other lines), and a column with one bit
+    (a box whose places all lie on one line: pointing) clears the rest of that bit's row (the line outside the
+    box), until nothing changes. Returns (SEGMENTS, LOCKED, SPREAD), each indexed by 9 bits:
+
+      SEGMENTS[x]   which of the three 3-bit runs of x are not empty (3 bits)
+      LOCKED[m]     the matrix m at the rules' fixpoint
+      SPREAD[m]     the cells of a band word under the segments m of its rows (bit 3k + j: bits 9k + 3j .. + 2)
+    """
+    segments = np.zeros(512, dtype=np.uint64)
+    locked = np.zeros(512, dtype=np.uint64)
+    spread = np.zeros(512, dtype=np.uint64)
+    for x in range(512):
+        segments[x] = sum(1 << j for j in range(3) if x >> (3 * j) & 7)
+        spread[x] = sum(7 << (9 * (bit // 3) + 3 * (bit % 3)) for bit in range(9) if x >> bit & 1)
+        m = x
+        while True:
+            before = m
+            for k in range(3):
+                row = m >> (3 * k) & 7
+                if row and not row & (row - 1):  # one bit: that column's other rows lose it
+                    m &= ~sum(row << (3 * other) for other in range(3) if other != k)
+            for j in range(3):
+                column = [k for k in range(3) if m >> (3 * k + j) & 1]
+                if len(column) == 1:
+                    m &= ~sum(1 << (3 * column[0] + other) for other in range(3) if other != j)
+            if m == before:
+                break
+        locked[x] = m
+    return segments, locked, spread
+
+
+SEGMENTS, LOCKED, SPREAD = _locked_tables()
+
+
+@numba.njit(cache=True, inline="always")
+def _locked_rows(word):
+    """A band word at the box-line rule's fixpoint over its rows and boxes."""
+    nine = np.uint64(9)
+    matrix = SEGMENTS[word & ROW] | SEGMENTS[(word >> nine) & ROW] << np.uint64(3) | \
+        SEGMENTS[word >> np.uint64(18)] << np.uint64(6)
+    return word & SPREAD[LOCKED[matrix]]
+
+
 @_helper
-def _fixpoint(state, row, peers, looked):
+def _box_line(state, row, looked):
+    """Pointing and box-line reduction (``consistency._box_line``'s rule) for every digit whose board changed since
+    ``looked`` (its board when this rule last looked), to the rule's fixpoint on that board; True if a place went.
+    Rows and boxes stay within a band word (``_locked_rows``); columns and boxes within a stack: each band's
+    columns, folded to 9 bits, make a word whose boxes are the stacks' matrices (``_boxes_as_runs``)."""
+    nine = np.uint64(9)
+    eighteen = np.uint64(18)
+    changed = False
+    for d in range(SIDE):
+        board0 = state[row, 3 * d]
+        board1 = state[row, 3 * d + 1]
+        board2 = state[row, 3 * d + 2]
+        if board0 == looked[3 * d] and board1 == looked[3 * d + 1] and board2 == looked[3 * d + 2]:
+            continue
+        while True:
+            new0 = _locked_rows(board0)
+            new1 = _locked_rows(board1)
+            new2 = _locked_rows(board2)
+            folded = ((new0 | new0 >> nine | new0 >> eighteen) & ROW) | \
+                ((new1 | new1 >> nine | new1 >> eighteen) & ROW) << nine | \
+                ((new2 | new2 >> nine | new2 >> eighteen) & ROW) << eighteen
+            stacks = _boxes_as_runs(folded)  # run s: stack s, bit 3b + i
+            stacks = LOCKED[stacks & ROW] | LOCKED[(stacks >> nine) & ROW] << nine | \
+                LOCKED[stacks >> eighteen] << eighteen
+            columns = _boxes_as_runs(stacks)  # run b: band b's columns that keep the digit
+            columns0 = columns & ROW
+            columns1 = (columns >> nine) & ROW
+            columns2 = columns >> eighteen
+            new0 &= columns0 | columns0 << nine | columns0 << eighteen
+            new1 &= columns1 | columns1 << nine | columns1 << eighteen
+            new2 &= columns2 | columns2 << nine | columns2 << eighteen
+            if new0 == board0 and new1 == board1 and new2 == board2:
+                break
+            board0, board1, board2 = new0, new1, new2
+            changed = True
+        state[row, 3 * d] = board0
+        state[row, 3 * d + 1] = board1
+        state[row, 3 * d + 2] = board2
+        looked[3 * d] = board0
+        looked[3 * d + 1] = board1
+        looked[3 * d + 2] = board2
+    return changed
+
+
+@_helper
+def _fixpoint(state, row, peers, looked, box_line, looked_locked):
     """The three rules on ``state[row]`` until nothing changes; False on a contradiction. ``looked``: each digit's
     board when the hidden singles last looked at it (FULL before the first look): a unit where the digit lost no
-    place since then cannot give a new hidden single or a missing digit."""
+    place since then cannot give a new hidden single or a missing digit. ``box_line``: pointing and box-line
+    reduction too (``_box_line``, with its own ``looked_locked``), before the pairs."""
     while True:
         # naked singles: a cell with one digit left takes it from its peers; a cell with none is a contradiction
         spread = False
@@ -179,6 +273,8 @@ def _fixpoint(state, row, peers, looked):
                     state[row, 3 * d + band] |= single
                     placed = True
         if placed:
+            continue
+        if box_line and _box_line(state, row, looked_locked):
             continue
         # naked pairs: only a cell down to two digits since the last look can make a new one
         if not _pairs(state, row):
@@ -312,10 +408,11 @@ def _masks(state, row, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def search9(cand0, peers, limit, max_nodes, flag, solution):
-    """``search_core`` for a 9x9 without features or seed: (solutions found (<= limit), nodes, outcome) from the
-    candidate masks ``cand0`` (at a fixpoint or not); the first solution's masks go to ``solution``. Outcome
-    COMPLETE, NODE_LIMIT (``max_nodes`` branches tried) or STOPPED (``flag[0]``, read every 1,024 nodes)."""
+def search9(cand0, peers, limit, max_nodes, flag, solution, box_line):
+    """``search_core`` for a 9x9 without seed, and without features or (``box_line``) with ``BOX_LINE``: (solutions
+    found (<= limit), nodes, outcome) from the candidate masks ``cand0`` (at a fixpoint or not); the first
+    solution's masks go to ``solution``. Outcome COMPLETE, NODE_LIMIT (``max_nodes`` branches tried) or STOPPED
+    (``flag[0]``, read every 1,024 nodes)."""
     state = np.empty((CELLS + 1, WORDS), dtype=np.uint64)  # one row per depth, written whole before it is read
     state[0, :3 * SIDE] = FULL
     state[0, 3 * SIDE:] = ZERO
@@ -330,7 +427,8 @@ def search9(cand0, peers, limit, max_nodes, flag, solution):
             if not digits >> np.uint64(d) & ONE:
                 state[0, 3 * d + band] &= ~bit
     looked = np.full(3 * SIDE, FULL, dtype=np.uint64)  # every place the givens took counts as lost
-    if not _fixpoint(state, 0, peers, looked):
+    looked_locked = looked.copy()
+    if not _fixpoint(state, 0, peers, looked, box_line, looked_locked):
         return 0, 0, COMPLETE
     branch_band = np.empty(CELLS + 1, dtype=np.int64)
     branch_bit = np.empty(CELLS + 1, dtype=np.uint64)
@@ -362,12 +460,13 @@ def search9(cand0, peers, limit, max_nodes, flag, solution):
             state[child, w] = state[depth, w]
         for w in range(3 * SIDE):
             looked[w] = state[depth, w]  # the parent is at a fixpoint
+            looked_locked[w] = state[depth, w]
         band = branch_band[depth]
         bit = branch_bit[depth]
         for d in range(SIDE):
             if d != digit:
                 state[child, 3 * d + band] &= ~bit
-        if not _fixpoint(state, child, peers, looked):
+        if not _fixpoint(state, child, peers, looked, box_line, looked_locked):
             continue
         band, bit = _branch_cell(state, child)
         if band < 0:
@@ -383,8 +482,9 @@ def search9(cand0, peers, limit, max_nodes, flag, solution):
 
 
 @numba.njit(cache=True, nogil=True)
-def search_batch9(givens, peers, full, limit, max_nodes, flag, counts, solutions, nodes, outcome):
-    """``backtracking.search_batch`` for 9x9 puzzles (rows of 81 givens, 0-based, -1 empty)."""
+def search_batch9(givens, peers, full, limit, max_nodes, flag, counts, solutions, nodes, outcome, box_line):
+    """``backtracking.search_batch`` for 9x9 puzzles (rows of 81 givens, 0-based, -1 empty); ``box_line`` as in
+    ``search9``."""
     cand = np.empty(CELLS, dtype=np.uint64)
     masks = np.zeros(CELLS, dtype=np.uint64)
     outcome[:] = STOPPED  # what a stop request leaves on the puzzles it never reached
@@ -392,7 +492,7 @@ def search_batch9(givens, peers, full, limit, max_nodes, flag, counts, solutions
         if flag[0] != 0:
             return
         _candidates_of(givens[i], full, cand)
-        counts[i], nodes[i], outcome[i] = search9(cand, peers, limit, max_nodes, flag, masks)
+        counts[i], nodes[i], outcome[i] = search9(cand, peers, limit, max_nodes, flag, masks, box_line)
         if counts[i]:
             _digits_of(masks, solutions[i])
         else:

@@ -6,7 +6,7 @@ The interface every puzzle module offers (see ``gpu_sa.puzzles``):
   puzzle.write(values, fmt) -> text
   puzzle.check(values)      -> list of rule violations, from the independent validator
   puzzle.contradicts()      -> True when cheap propagation proves there is no solution
-  puzzle.count_solutions(limit=, max_nodes=, seed=, threads=, time_limit=, searches=) -> the exact solver's count
+  puzzle.count_solutions(limit=, max_nodes=, seed=, threads=, time_limit=, searches=, box_line=) -> the exact count
   puzzle.stand_in(), puzzle.specialization   (optional) a puzzle that runs the same compiled code, and what
                             decides which code that is: the runner builds a stand-in's move once per
                             specialization before the clock, so that loading machine code is setup, not solving
@@ -96,6 +96,11 @@ OPTIONS = (
            "orders race, each on a thread of its own; the answer is the one that decides within the least work "
            "(counted, not timed), so it depends on the seed and this number only, not on timing or the cores "
            f"(default 1; at most {MAX_SEARCHES})", Integer(1, MAX_SEARCHES), purpose="searches", commands=("exact",)),
+    Option("--box-line", "without --seed: pointing and box-line reduction join the three rules at every node (a "
+           "digit whose places in a box lie on one line leaves the rest of that line, and one whose places on a line "
+           "lie in one box leaves the rest of that box): the same counts and proofs, fewer branches (about half on "
+           "hard 9x9s) and on 9x9s faster; default: the original solver's three rules, its branches and node counts",
+           commands=("exact",)),
     Option("--steps", "print the three rules round by round before the answer, as the original solver's page shows them "
            "(each round: the three rules once over the grid; every cell's candidates, what each rule removed); with "
            "--json one object per round ('round') before the puzzle's", commands=("exact",)),
@@ -300,16 +305,18 @@ class Sudoku:
         return "propagating the givens leads to a contradiction" if self.contradicts() else None
 
     def count_solutions(self, *, limit: int = 2, max_nodes: int | None = None, seed: int | None = None,
-                        threads: int | None = None, time_limit: float | None = None, searches: int | None = None):
+                        threads: int | None = None, time_limit: float | None = None, searches: int | None = None,
+                        box_line: bool = False):
         """The exact solver's answer: ``ExactResult`` (solutions counted up to ``limit``); ``seed``
-        switches on the seeded search with restarts (None: the seed's deterministic search). Without
+        switches on the seeded search with restarts (None: the seed's deterministic search, ``box_line``: with
+        pointing and box-line reduction). Without
         ``max_nodes``, a ``time_limit`` alone bounds the search; with neither, DEFAULT_MAX_NODES does."""
         from gpu_sa.exact import sudoku as exact
 
         if max_nodes is None:
             max_nodes = exact.DEFAULT_MAX_NODES if time_limit is None else exact.NO_NODE_LIMIT
         return exact.count_solutions(self.givens, self.order, limit=limit, max_nodes=max_nodes, seed=seed,
-                                     threads=threads, time_limit=time_limit, searches=searches)
+                                     threads=threads, time_limit=time_limit, searches=searches, box_line=box_line)
 
     def check(self, values) -> list[str]:
         """Rule violations of a full grid (0-based values), by the independent validator."""
