@@ -92,6 +92,10 @@ function clearResults() {
 
 // The text in the box, loaded (its round 0 drawn) unless it already is; false when it is not a puzzle.
 async function ensureLoaded() {
+  // Loading now: the typing pause's load is not wanted any more. Left to fire while this load is on its way, it
+  // took a newer ticket, and this load (a click on Anneal, Solve or Rules within 0.4 s of typing) answered false:
+  // the click did nothing.
+  clearTimeout(state.typing);
   const text = $("puzzle-text").value;
   if (state.loadedText === text && state.puzzle) return true;
   const ticket = ++state.loads;
