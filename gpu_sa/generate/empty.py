@@ -32,6 +32,8 @@ import numpy as np
 from .. import backends, rng, stop
 from . import brute, exact
 
+search_any, BITBOARD_CELLS = exact.bitboard.search_any, exact.bitboard.CELLS
+
 MINIMIZE_METHODS = ("anneal", "greedy", "brute")
 TAG_CLUES = np.uint32(0x434C5545)  # "CLUE"
 SHIFT32 = np.uint64(32)
@@ -41,13 +43,16 @@ _philox = rng.philox
 
 @numba.njit(nogil=True, cache=True)
 def _unique_without(solution, given, skip, peers, units, cell_units, full, max_nodes, cand, masks):
-    """True when the givens (``given`` mask, minus cell ``skip``) have exactly one completion."""
+    """True when the givens (``given`` mask, minus cell ``skip``) have exactly one completion. A 9x9 is counted on
+    the bitboards with box-line (``exact.bitboard``: the same count in about a third of the time, bench/RESULTS.md,
+    twenty-second session; within CHECK_MAX_NODES either search ends every 9x9 check); other orders as before."""
     for cell in range(solution.shape[0]):
         if given[cell] and cell != skip:
             cand[cell] = ONE << np.uint64(solution[cell])
         else:
             cand[cell] = full
-    found, nodes, gave_up = exact.search(cand, peers, units, cell_units, full, 2, max_nodes, masks)
+    found, nodes, gave_up = search_any(cand, peers, units, cell_units, full, 2, max_nodes, masks,
+                                       solution.shape[0] == BITBOARD_CELLS)
     return found == 1 and not gave_up
 
 
@@ -137,7 +142,8 @@ class Minimized:
     checks: int | None = None  # exact-solver questions "another solution?"
 
 
-DEFAULT_ITERATIONS = 100_000  # bench/generate.py: median 21 givens over 100 grids, 0.28 s each on 2 cores
+DEFAULT_ITERATIONS = 100_000  # bench/generate.py: median 21 givens over 100 grids, 0.28 s each on 2 cores (0.11-0.12
+# s since the checks run on bitboards: bench/RESULTS.md, twenty-second session)
 CHECK_MAX_NODES = 200_000  # one uniqueness check gives up after this many solver branches (it then counts as "no")
 DEFAULT_BRUTE_NODES = 1_000_000
 # What each method runs before its own search: brute starts from the smaller of two heuristics' puzzles
