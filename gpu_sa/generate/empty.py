@@ -32,7 +32,7 @@ import numpy as np
 from .. import backends, rng, stop
 from . import brute, exact
 
-search_any, BITBOARD_CELLS = exact.bitboard.search_any, exact.bitboard.CELLS
+search_any = exact.bitboard.search_any
 
 MINIMIZE_METHODS = ("anneal", "greedy", "brute")
 TAG_CLUES = np.uint32(0x434C5545)  # "CLUE"
@@ -51,8 +51,7 @@ def _unique_without(solution, given, skip, peers, units, cell_units, full, max_n
             cand[cell] = ONE << np.uint64(solution[cell])
         else:
             cand[cell] = full
-    found, nodes, gave_up = search_any(cand, peers, units, cell_units, full, 2, max_nodes, masks,
-                                       solution.shape[0] == BITBOARD_CELLS)
+    found, nodes, gave_up = search_any(cand, peers, units, cell_units, full, 2, max_nodes, masks, True)
     return found == 1 and not gave_up
 
 

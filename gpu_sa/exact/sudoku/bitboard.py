@@ -31,9 +31,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .backtracking import COMPLETE, DETERMINISTIC, NEVER, NODE_LIMIT, POLL_MASK, STOPPED, search_core
+from .backtracking import COMPLETE, NODE_LIMIT, POLL_MASK, STOPPED, search
 from .board import ONE, ZERO, _candidates_of, _digits_of, _popcount, tables
-from .consistency import BOX_LINE
 
 SIDE = 9
 CELLS = 81
@@ -488,18 +487,12 @@ NEVER_STOPPED = np.zeros(1, dtype=np.uint8)
 @numba.njit(cache=True, nogil=True)
 def search_any(cand0, peers, units, cell_units, full, limit, max_nodes, solution, box_line):
     """``backtracking.search`` (deterministic, no stop polling: found, nodes, gave_up) at any order, on the
-    bitboards for a 9x9: with ``box_line`` False the same nodes and first solution at every order (so a caller's
-    answers do not change), 2.5-2.9x as fast at 9x9; True adds BOX_LINE (at other orders ``search_core``'s)."""
+    bitboards for a 9x9: the same nodes and first solution, 2.5-2.9x as fast; ``box_line`` (9x9 only; other orders
+    are ``search`` itself) adds BOX_LINE there."""
     if cand0.shape[0] == CELLS:
         found, nodes, outcome = search9(cand0, PEERS, limit, max_nodes, NEVER_STOPPED, solution, box_line)
         return found, nodes, outcome != COMPLETE
-    never = np.zeros(1, dtype=np.uint8)
-    found, nodes, outcome = search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solution, ZERO,
-                                        never, np.uint32(0), np.uint32(0), DETERMINISTIC,
-                                        np.full(1, NEVER, np.int64), False, BOX_LINE if box_line else 0,
-                                        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64),
-                                        np.zeros(0, dtype=np.uint64))
-    return found, nodes, outcome != COMPLETE
+    return search(cand0, peers, units, cell_units, full, limit, max_nodes, solution)
 
 
 @numba.njit(cache=True, nogil=True)
