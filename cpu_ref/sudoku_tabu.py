@@ -35,11 +35,11 @@ def _gamma(one, grid):
     side, width = one.n_values, one.free_cells.shape[0]
     digits = np.where(one.free_cells >= 0, grid[:, np.maximum(one.free_cells, 0)], 0).astype(np.int64)
     gathered = digits[:, np.maximum(one.peers, 0)]  # (rows, F, P)
-    valid = (one.peers >= 0)[None, :, :]
-    gamma = np.zeros((grid.shape[0], width, side), dtype=np.int64)
-    for d in range(side):
-        gamma[:, :, d] = ((gathered == d) & valid).sum(axis=2)
-    return gamma, digits
+    counted = (one.peers >= 0)[None, :, :] & (gathered >= 0) & (gathered < side)
+    # one count over (row, cell, digit) bins, flattened, in place of one pass over every peer per digit
+    bins = np.arange(grid.shape[0] * width).reshape(grid.shape[0], width, 1) * side + gathered
+    gamma = np.bincount(bins[counted], minlength=grid.shape[0] * width * side)
+    return gamma.astype(np.int64).reshape(grid.shape[0], width, side), digits
 
 
 def _candidate_mask(one):
