@@ -31,6 +31,20 @@ def cuda_env():
     return env
 
 
+def _to_one_core():
+    cores = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cores[os.getpid() % len(cores)]})
+
+
+def simulator_on_one_core(env):
+    """``preexec_fn`` for a process started with ``env``: one core (chosen by process id, inherited by its children)
+    when ``env`` turns numba's CUDA simulator on, else None. The simulator runs each GPU thread as a Python thread
+    and hands the GIL from thread to thread at every barrier; spread over the cores, each handoff waits for its
+    thread's core. On this project's 2-core VM, ``gpu-sa generate --order 2 --count 4 --backend cuda --chains 4``
+    took 19 s alone and 169 s beside two busy processes; on one core, 7 s and 9 s (bench/RESULTS.md)."""
+    return _to_one_core if env.get("NUMBA_ENABLE_CUDASIM") == "1" and hasattr(os, "sched_setaffinity") else None
+
+
 # Three slow checks run as processes of their own, independent of everything else in the session: the bit-exact
 # cases on the cuda backend (numba's simulator in CI), bench/gpu.sh's smoke report and the SASS of every kernel
 # (about 80 s together on CI's 2 cores). They start one after the other in a background thread as soon as
@@ -74,7 +88,8 @@ class Background:
             command, env = BACKGROUND_JOBS[name](folder)
             with open(self.root / f"{name}.out", "wb") as out, open(self.root / f"{name}.err", "wb") as err:
                 if not self.stopping:  # None: never started (the session is ending)
-                    self.process = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=ROOT)
+                    self.process = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=ROOT,
+                                                    preexec_fn=simulator_on_one_core(env))
                     try:
                         self.process.wait(timeout=900)
                     except subprocess.TimeoutExpired:
@@ -197,8 +212,9 @@ def cuda_results():
 
 def run_cli(*args, stdin=None, env=None, timeout=300):
     """Run ``python -m gpu_sa ARGS``; returns the CompletedProcess (text)."""
+    env = python_env(env)
     return subprocess.run([sys.executable, "-m", "gpu_sa", *map(str, args)], input=stdin, capture_output=True,
-                          text=True, env=python_env(env), timeout=timeout, cwd=ROOT)
+                          text=True, env=env, timeout=timeout, cwd=ROOT, preexec_fn=simulator_on_one_core(env))
 
 
 @pytest.fixture

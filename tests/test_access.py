@@ -15,7 +15,7 @@ import sys
 import numba
 import numpy as np
 import pytest
-from conftest import ROOT, cuda_env, cuda_mode
+from conftest import ROOT, cuda_env, cuda_mode, simulator_on_one_core
 from llvmlite import ir
 from numba.core import types
 from numba.core.extending import intrinsic
@@ -150,10 +150,24 @@ def _cuda_backend_says(body: str) -> list[str]:
               "from gpu_sa.puzzles import sudoku\n"
               "move = sudoku.parse('.' * 81)[0].move('sirdey')\n"
               "backend = CudaBackend()\n" + body)
-    done = subprocess.run([sys.executable, "-c", script], env=cuda_env(), capture_output=True, text=True,
-                          timeout=300, cwd=ROOT)
+    env = cuda_env()
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300,
+                          cwd=ROOT, preexec_fn=simulator_on_one_core(env))
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.splitlines()
+
+
+@pytest.mark.skipif(cuda_mode() == "real", reason="the real GPU's processes are not pinned (no simulator)")
+def test_the_simulators_processes_run_on_one_core():
+    """The suite starts every process of numba's CUDA simulator on one core (conftest.simulator_on_one_core: spread
+    over cores, its GIL handoffs made one test 9 times slower on a busy machine); its children keep that core."""
+    script = "import os, subprocess, sys; print(len(os.sched_getaffinity(0)), subprocess.run([sys.executable, '-c', " \
+             "'import os; print(len(os.sched_getaffinity(0)))'], capture_output=True, text=True).stdout.strip())"
+    env = cuda_env()
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60,
+                          preexec_fn=simulator_on_one_core(env))
+    assert done.returncode == 0 and done.stdout.split() == ["1", "1"], done.stderr
+    assert simulator_on_one_core(dict(env, NUMBA_ENABLE_CUDASIM="0")) is None
 
 
 def test_the_cuda_backend_checks_before_allocating():
