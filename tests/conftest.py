@@ -31,18 +31,23 @@ def cuda_env():
     return env
 
 
-def _to_one_core():
-    cores = sorted(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cores[os.getpid() % len(cores)]})
+_simulator_processes = [0]  # started so far: the next one takes the next core
 
 
 def simulator_on_one_core(env):
-    """``preexec_fn`` for a process started with ``env``: one core (chosen by process id, inherited by its children)
+    """``preexec_fn`` for a process started with ``env``: one core (the next in turn, inherited by its children)
     when ``env`` turns numba's CUDA simulator on, else None. The simulator runs each GPU thread as a Python thread
     and hands the GIL from thread to thread at every barrier; spread over the cores, each handoff waits for its
     thread's core. On this project's 2-core VM, ``gpu-sa generate --order 2 --count 4 --backend cuda --chains 4``
-    took 19 s alone and 169 s beside two busy processes; on one core, 7 s and 9 s (bench/RESULTS.md)."""
-    return _to_one_core if env.get("NUMBA_ENABLE_CUDASIM") == "1" and hasattr(os, "sched_setaffinity") else None
+    took 19 s alone and 169 s beside two busy processes; on one core, 7 s and 9 s (bench/RESULTS.md). The core is
+    chosen here, so that the child, forked from a process with threads, only makes the one system call."""
+    if env.get("NUMBA_ENABLE_CUDASIM") != "1" or not hasattr(os, "sched_setaffinity"):
+        return None
+    import functools
+
+    cores = sorted(os.sched_getaffinity(0))
+    _simulator_processes[0] += 1
+    return functools.partial(os.sched_setaffinity, 0, {cores[_simulator_processes[0] % len(cores)]})
 
 
 # Three slow checks run as processes of their own, independent of everything else in the session: the bit-exact
