@@ -161,13 +161,13 @@ def _cuda_backend_says(body: str) -> list[str]:
 def test_the_simulators_processes_run_on_one_core():
     """The suite starts every process of numba's CUDA simulator on one core (conftest.simulator_on_one_core: spread
     over cores, its GIL handoffs made one test 9 times slower on a busy machine); its children keep that core."""
-    script = "import os, subprocess, sys; print(len(os.sched_getaffinity(0)), subprocess.run([sys.executable, '-c', " \
-             "'import os; print(len(os.sched_getaffinity(0)))'], capture_output=True, text=True).stdout.strip())"
-    env = cuda_env()
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60,
-                          preexec_fn=simulator_on_one_core(env))
-    assert done.returncode == 0 and done.stdout.split() == ["1", "1"], done.stderr
-    assert simulator_on_one_core(dict(env, NUMBA_ENABLE_CUDASIM="0")) is None
+    child = "import os; print(len(os.sched_getaffinity(0)))"
+    said = _cuda_backend_says("import os, subprocess, sys\n"
+                              "print(len(os.sched_getaffinity(0)))\n"
+                              f"print(subprocess.run([sys.executable, '-c', {child!r}], capture_output=True,"
+                              " text=True).stdout.strip())\n")
+    assert said == ["1", "1"]
+    assert simulator_on_one_core(dict(cuda_env(), NUMBA_ENABLE_CUDASIM="0")) is None
 
 
 def test_the_cuda_backend_checks_before_allocating():
