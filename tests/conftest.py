@@ -1,3 +1,4 @@
+import functools
 import os
 import subprocess
 import sys
@@ -43,8 +44,6 @@ def simulator_on_one_core(env):
     chosen here, so that the child, forked from a process with threads, only makes the one system call."""
     if env.get("NUMBA_ENABLE_CUDASIM") != "1" or not hasattr(os, "sched_setaffinity"):
         return None
-    import functools
-
     cores = sorted(os.sched_getaffinity(0))
     _simulator_processes[0] += 1
     return functools.partial(os.sched_setaffinity, 0, {cores[_simulator_processes[0] % len(cores)]})
