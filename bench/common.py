@@ -29,9 +29,7 @@ def environment() -> dict:
 
     # GPU_SA_COMMIT: the commit measured where the copy's .git is absent or stale (bench/gpu.sh --commit sets it for
     # every benchmark it starts; on the first H200 the copy's .git named a commit four behind the tree measured)
-    commit = os.environ.get("GPU_SA_COMMIT") or (_git("rev-parse", "--short", "HEAD")
-                                                 + ("+dirty" if _git("status", "--porcelain") else ""))
-    info = {"commit": commit,
+    info = {"commit": checkout_commit(),
             "gpu_sa": __version__, "python": platform.python_version(), "numpy": numpy.__version__,
             "numba": numba.__version__, "cpu": _cpu_name(), "cores": backends.available_cores()}
     try:
@@ -73,6 +71,12 @@ def _fmt(value):
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     return str(value)
+
+
+def checkout_commit():
+    """This checkout's commit, short, with "+dirty" when the tree has changes (or GPU_SA_COMMIT: see environment)."""
+    return os.environ.get("GPU_SA_COMMIT") or (_git("rev-parse", "--short", "HEAD")
+                                               + ("+dirty" if _git("status", "--porcelain") else ""))
 
 
 def _git(*args):

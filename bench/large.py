@@ -17,7 +17,9 @@ solution). Built here and checked in (``build_set``, ``BUILT``): 36x36 at 45 % i
 --order 7 --method backtrack --seed 49``, instance i of the k-th percentage from grid 10 k + i); in grid g the
 cells with the smallest Philox words (key = the set's seed, counter = (cell, 0, g, tag ``EMPT``)) are
 emptied, keeping ceil(P % of the cells) givens, the rounding of the Lloyd & Amos files. Each folder's
-README says the same; ``--build 36`` or ``--build 49`` rebuilds them.
+README says the same. ``--build 36`` or ``--build 49`` rebuilds them with this checkout's generator: the
+checked-in ones come from commit 9fb8ee2 (``BuiltSet.built_at``), and a later commit's generator makes other
+grids, so it refuses to overwrite an instance with a different one (exit 2; ``--data-large DIR`` builds elsewhere).
 
 Methods, each run as a WHOLE PROCESS per instance, as a user would run it:
 - ``swap``, ``sirdey``: ``gpu-sa solve F --move M --time-limit BUDGET --seed S --backend B --json``;
@@ -84,7 +86,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from common import ROOT, SHARED_DATA, environment, print_header, print_table
+from common import ROOT, SHARED_DATA, checkout_commit, environment, print_header, print_table
 from peers import PEERS, Claim, _grid, default_paths
 
 from gpu_sa.validate import sudoku_violations
@@ -102,11 +104,15 @@ SETS = ("lloyd-amos", "sudoku-ls")
 class BuiltSet:
     """A set of instances this bench builds and checks in (``build_set``): ``count`` instances at each
     percentage, from ``gpu-sa generate --order ORDER --count (count x percentages) --seed SEED --method
-    backtrack``; instance i of the k-th percentage comes from grid k x count + i."""
+    backtrack``; instance i of the k-th percentage comes from grid k x count + i. ``built_at``: the commit whose
+    generator made the checked-in instances. The grids are a function of the seed and of the version: ``backtrack``
+    is the seeded complete search on an empty grid, and its decisions change with it (at 9fb8ee2's successors the
+    same command gives other 36x36 and 49x49 grids), so a later ``--build`` writes other instances."""
     order: int
     percentages: tuple
     count: int
     seed: int
+    built_at: str = "9fb8ee2"
 
     @property
     def side(self):
@@ -226,12 +232,18 @@ def emptied_cells(cells: int, keep: int, grid_index: int, seed: int) -> list[int
     return sorted(order[:cells - keep])
 
 
+class BuildClash(Exception):
+    """``build_set`` would overwrite an instance file with other grids."""
+
+
 def build_set(built: BuiltSet, data_large: Path) -> list[Path]:
     """Write the instances of ``built`` to ``data_large``/sudoku{side}_{percent}/, each folder with a README
-    that says how they were made: count x percentages full grids from ``gpu-sa generate --method backtrack``,
-    then in grid g (instance i of the k-th percentage p: g = k x count + i) the cells with the smallest
-    Philox4x32-10 words (key = the seed, counter = (cell, 0, g, "EMPT")) emptied, keeping ceil(p % of the
-    cells) givens, the rounding of the Lloyd & Amos files."""
+    that says how they were made (and at which commit): count x percentages full grids from ``gpu-sa generate
+    --method backtrack``, then in grid g (instance i of the k-th percentage p: g = k x count + i) the cells with
+    the smallest Philox4x32-10 words (key = the seed, counter = (cell, 0, g, "EMPT")) emptied, keeping ceil(p %
+    of the cells) givens, the rounding of the Lloyd & Amos files. Raises ``BuildClash`` before writing anything
+    when an instance file there holds other grids (the checked-in sets, rebuilt by a generator that has
+    changed since: ``BuiltSet``)."""
     side, cells = built.side, built.side ** 2
     grids = built.count * len(built.percentages)
     command = [sys.executable, "-m", "gpu_sa", "generate", "--order", str(built.order), "--count", str(grids),
@@ -240,11 +252,10 @@ def build_set(built: BuiltSet, data_large: Path) -> list[Path]:
     values = [int(v) for v in done.stdout.split()]
     if len(values) != grids * cells:
         raise RuntimeError(f"gpu-sa generate gave {len(values)} numbers, expected {grids * cells}")
-    paths = []
+    texts = {}  # path: the instance's text, all made before any is written
     for k, percent in enumerate(built.percentages):
         keep = math.ceil(percent * cells / 100)
         folder = data_large / f"sudoku{side}_{percent}"
-        folder.mkdir(parents=True, exist_ok=True)
         for i in range(built.count):
             g = k * built.count + i
             grid = values[g * cells:(g + 1) * cells]
@@ -253,18 +264,33 @@ def build_set(built: BuiltSet, data_large: Path) -> list[Path]:
             for cell in emptied_cells(cells, keep, g, built.seed):
                 grid[cell] = 0
             path = folder / f"inst{side}x{side}_{percent}_{i}.txt"
-            path.write_text("\n".join(" ".join(map(str, grid[r * side:(r + 1) * side])) for r in range(side)) + "\n")
-            paths.append(path)
+            texts[path] = "\n".join(" ".join(map(str, grid[r * side:(r + 1) * side])) for r in range(side)) + "\n"
+    for path, text in texts.items():
+        if path.exists() and path.read_text() != text:
+            raise BuildClash(f"{path} holds other grids than this checkout's generator makes (the checked-in sets "
+                             f"were built at {built.built_at}; the generator's grids change with the version): "
+                             f"nothing written; give --data-large DIR to build elsewhere")
+    commit = checkout_commit()
+    for k, percent in enumerate(built.percentages):
+        keep = math.ceil(percent * cells / 100)
+        folder = data_large / f"sudoku{side}_{percent}"
+        folder.mkdir(parents=True, exist_ok=True)
+        for i in range(built.count):
+            path = folder / f"inst{side}x{side}_{percent}_{i}.txt"
+            path.write_text(texts[path])
         grid_number = f"{k * built.count} + i" if k else "i"
         (folder / "README.md").write_text(
             f"# {side}x{side} Sudoku at {percent} % givens\n\n"
-            f"Built by `python bench/large.py --build {side}` (`bench/large.py`, `build_set`): {grids} grids from\n"
+            f"Built at commit {commit} by `python bench/large.py --build {side}` (`bench/large.py`, `build_set`): "
+            f"{grids} grids from\n"
             f"`{' '.join(['gpu-sa', *command[3:]])}`; instance i is grid {grid_number}, in which the {cells - keep} "
             f"cells with the smallest\n"
             f"Philox4x32-10 word (key = seed {built.seed}, counter = (cell, 0, grid, \"EMPT\")) are emptied, keeping "
             f"{keep} givens\n(ceil of {percent} % of {cells}, as in the Lloyd & Amos files). The seed's numbers format, "
-            f"0 = empty;\nevery instance has at least the generated grid as a solution, and may have others.\n")
-    return paths
+            f"0 = empty;\nevery instance has at least the generated grid as a solution, and may have others.\n"
+            f"The generator's grids are a function of the seed and of the version (its backtracking is the seeded\n"
+            f"complete search, whose decisions change with it): another commit's `--build` may make other grids.\n")
+    return list(texts)
 
 
 # ------------------------------------------------------------------------------------ reading outputs
@@ -551,7 +577,9 @@ def parse_args(argv=None):
     parser.add_argument("--data-large", type=Path, default=DATA_LARGE,
                         help="folder of the built sets sudoku36_45/, sudoku49_40/, ... (default: %(default)s)")
     parser.add_argument("--build", type=int, choices=sorted(BUILT), default=None, metavar="SIDE",
-                        help="(re)build the instances of this side (36 or 49; see build_set), then exit")
+                        help="(re)build the instances of this side (36 or 49; see build_set) with this checkout's generator, "
+                             "then exit; exit 2, writing nothing, if an instance there would change (the "
+                             "checked-in sets come from commit 9fb8ee2's generator)")
     parser.add_argument("--no-warmup", action="store_true", help="skip the unrecorded warm-up runs")
     parser.add_argument("--json", action="store_true",
                         help="JSON lines on stdout: the environment, every run, every cell's summary")
@@ -575,7 +603,11 @@ def main(argv=None) -> int:
     methods = build_methods(args)
     done = _load_records(args.records)
     if args.build is not None:
-        paths = build_set(BUILT[args.build], args.data_large)
+        try:
+            paths = build_set(BUILT[args.build], args.data_large)
+        except BuildClash as clash:
+            print(f"large.py: error: {clash}", file=sys.stderr)
+            return 2
         print(f"wrote {len(paths)} instances to {args.data_large}", file=sys.stderr)
         return 0
     if args.instance_set == "lloyd-amos" and not args.data.is_dir() and {16, 25} & set(args.side_list):

@@ -156,6 +156,34 @@ def test_the_49x49_instances_are_the_documented_ones(side, percent, index):
     assert [cell for cell, v in enumerate(cells) if v == 0] == large.emptied_cells(side * side, keep, grid, built.seed)
 
 
+def test_a_build_says_its_commit_and_never_overwrites_other_grids(tmp_path):
+    # a small set of the same kind (4x4 grids, two per percentage), built twice: the same files, then a changed
+    # instance (as the checked-in sets are for a later generator) stops the build before it writes anything
+    small = large.BuiltSet(order=2, percentages=(50, 75), count=2, seed=5)
+    paths = large.build_set(small, tmp_path)
+    assert [p.name for p in paths] == ["inst4x4_50_0.txt", "inst4x4_50_1.txt", "inst4x4_75_0.txt", "inst4x4_75_1.txt"]
+    texts = {p: p.read_text() for p in paths}
+    for p in paths:
+        cells = [int(v) for v in p.read_text().split()]
+        assert len(cells) == 16 and sum(v != 0 for v in cells) == (8 if "_50_" in p.name else 12)
+    readme = (tmp_path / "sudoku4_50" / "README.md").read_text()
+    assert f"Built at commit {large.checkout_commit()} by" in readme and "function of the seed and of the version" in readme
+    assert large.build_set(small, tmp_path) == paths and {p: p.read_text() for p in paths} == texts
+    paths[3].write_text(texts[paths[3]].replace("0", "9", 1) if "0" in texts[paths[3]] else "1\n")
+    changed = paths[3].read_text()
+    paths[0].unlink()
+    with pytest.raises(large.BuildClash, match="inst4x4_75_1.txt holds other grids .* built at 9fb8ee2"):
+        large.build_set(small, tmp_path)
+    assert not paths[0].exists() and paths[3].read_text() == changed  # nothing written
+
+
+def test_the_checked_in_sets_name_the_commit_that_built_them():
+    for side, built in large.BUILT.items():
+        for percent in built.percentages:
+            readme = (ROOT / "bench" / "data" / f"sudoku{side}_{percent}" / "README.md").read_text()
+            assert f"Built at commit {built.built_at} by `python bench/large.py --build {side}`" in readme
+
+
 def _solution_16():
     """The 16x16 instance's solution, as the recorded ant-colony answer gives it (validated)."""
     return peers.read_acs(PEER_ANSWER.read_text(), GIVENS).grid
