@@ -27,8 +27,6 @@ def environment() -> dict:
 
     from gpu_sa import __version__, backends
 
-    # GPU_SA_COMMIT: the commit measured where the copy's .git is absent or stale (bench/gpu.sh --commit sets it for
-    # every benchmark it starts; on the first H200 the copy's .git named a commit four behind the tree measured)
     info = {"commit": checkout_commit(),
             "gpu_sa": __version__, "python": platform.python_version(), "numpy": numpy.__version__,
             "numba": numba.__version__, "cpu": _cpu_name(), "cores": backends.available_cores()}
@@ -74,7 +72,9 @@ def _fmt(value):
 
 
 def checkout_commit():
-    """This checkout's commit, short, with "+dirty" when the tree has changes (or GPU_SA_COMMIT: see environment)."""
+    """This checkout's commit, short, with "+dirty" when the tree has changes."""
+    # GPU_SA_COMMIT: the commit measured where the copy's .git is absent or stale (bench/gpu.sh --commit sets it for
+    # every benchmark it starts; on the first H200 the copy's .git named a commit four behind the tree measured)
     return os.environ.get("GPU_SA_COMMIT") or (_git("rev-parse", "--short", "HEAD")
                                                + ("+dirty" if _git("status", "--porcelain") else ""))
 

@@ -252,7 +252,8 @@ def build_set(built: BuiltSet, data_large: Path) -> list[Path]:
     values = [int(v) for v in done.stdout.split()]
     if len(values) != grids * cells:
         raise RuntimeError(f"gpu-sa generate gave {len(values)} numbers, expected {grids * cells}")
-    texts = {}  # path: the instance's text, all made before any is written
+    texts = {}  # path: the instance's or the folder README's text, all made before any is written
+    commit = checkout_commit()
     for k, percent in enumerate(built.percentages):
         keep = math.ceil(percent * cells / 100)
         folder = data_large / f"sudoku{side}_{percent}"
@@ -265,21 +266,8 @@ def build_set(built: BuiltSet, data_large: Path) -> list[Path]:
                 grid[cell] = 0
             path = folder / f"inst{side}x{side}_{percent}_{i}.txt"
             texts[path] = "\n".join(" ".join(map(str, grid[r * side:(r + 1) * side])) for r in range(side)) + "\n"
-    for path, text in texts.items():
-        if path.exists() and path.read_text() != text:
-            raise BuildClash(f"{path} holds other grids than this checkout's generator makes (the checked-in sets "
-                             f"were built at {built.built_at}; the generator's grids change with the version): "
-                             f"nothing written; give --data-large DIR to build elsewhere")
-    commit = checkout_commit()
-    for k, percent in enumerate(built.percentages):
-        keep = math.ceil(percent * cells / 100)
-        folder = data_large / f"sudoku{side}_{percent}"
-        folder.mkdir(parents=True, exist_ok=True)
-        for i in range(built.count):
-            path = folder / f"inst{side}x{side}_{percent}_{i}.txt"
-            path.write_text(texts[path])
         grid_number = f"{k * built.count} + i" if k else "i"
-        (folder / "README.md").write_text(
+        texts[folder / "README.md"] = (
             f"# {side}x{side} Sudoku at {percent} % givens\n\n"
             f"Built at commit {commit} by `python bench/large.py --build {side}` (`bench/large.py`, `build_set`): "
             f"{grids} grids from\n"
@@ -290,7 +278,16 @@ def build_set(built: BuiltSet, data_large: Path) -> list[Path]:
             f"0 = empty;\nevery instance has at least the generated grid as a solution, and may have others.\n"
             f"The generator's grids are a function of the seed and of the version (its backtracking is the seeded\n"
             f"complete search, whose decisions change with it): another commit's `--build` may make other grids.\n")
-    return list(texts)
+    instances = [path for path in texts if path.name != "README.md"]
+    for path in instances:
+        if path.exists() and path.read_text() != texts[path]:
+            raise BuildClash(f"{path} holds other grids than this checkout's generator makes (the checked-in sets "
+                             f"were built at {built.built_at}; the generator's grids change with the version): "
+                             f"nothing written; give --data-large DIR to build elsewhere")
+    for path, text in texts.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return instances
 
 
 # ------------------------------------------------------------------------------------ reading outputs
@@ -579,7 +576,7 @@ def parse_args(argv=None):
     parser.add_argument("--build", type=int, choices=sorted(BUILT), default=None, metavar="SIDE",
                         help="(re)build the instances of this side (36 or 49; see build_set) with this checkout's generator, "
                              "then exit; exit 2, writing nothing, if an instance there would change (the "
-                             "checked-in sets come from commit 9fb8ee2's generator)")
+                             f"checked-in sets come from commit {BUILT[36].built_at}'s generator)")
     parser.add_argument("--no-warmup", action="store_true", help="skip the unrecorded warm-up runs")
     parser.add_argument("--json", action="store_true",
                         help="JSON lines on stdout: the environment, every run, every cell's summary")
