@@ -140,9 +140,8 @@ def search_in_the_cache():
     """``gpu-sa exact`` run once on SUDOKU_4, so that numba's cache holds the search. On an empty cache (a fresh
     clone running these tests alone) the error line comes after "gpu-sa: compiling the complete search ..." and a
     progress line: right for a user, but not the one line these tests compare."""
-    done = subprocess.run([sys.executable, "-m", "gpu_sa", "exact", "-"], input=SUDOKU_4.encode(), capture_output=True,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT, timeout=300)
-    assert done.returncode == 0, done.stderr.decode()
+    done = run_cli("exact", "-", stdin=SUDOKU_4)
+    assert done.returncode == 0, done.stderr
 
 
 def test_a_full_output_is_one_line_and_exit_74(search_in_the_cache):
