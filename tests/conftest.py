@@ -54,6 +54,8 @@ def simulator_on_one_core(env):
 # (about 80 s together on CI's 2 cores). They start one after the other in a background thread as soon as
 # collection ends, on the core the single-threaded session leaves idle, and the test files that read them run
 # last. A job starts only when a collected test needs its fixture (``pytest tests/test_cli.py`` starts none).
+# They run at the lowest priority (nice 19), below the warm-up (nice 10): the session needs the warm-up's cache from
+# its first minute, and these jobs' results only at its end.
 def _gpu_report_job(folder):
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
     env.pop("OUT", None)
@@ -70,6 +72,15 @@ BACKGROUND_JOBS = {  # fixture -> (folder -> (command, environment)); run in thi
     "smoke_report": _gpu_report_job,
     "sass_run": _sass_job,
 }
+
+
+def _at_lowest_priority(then=None):
+    """``preexec_fn``: nice 19, then ``then`` (another ``preexec_fn``) when given."""
+    def start():
+        os.nice(19)
+        if then is not None:
+            then()
+    return start
 
 
 class Background:
@@ -93,7 +104,7 @@ class Background:
             with open(self.root / f"{name}.out", "wb") as out, open(self.root / f"{name}.err", "wb") as err:
                 if not self.stopping:  # None: never started (the session is ending)
                     self.process = subprocess.Popen(command, stdout=out, stderr=err, env=env, cwd=ROOT,
-                                                    preexec_fn=simulator_on_one_core(env))
+                                                    preexec_fn=_at_lowest_priority(simulator_on_one_core(env)))
                     try:
                         self.process.wait(timeout=900)
                     except subprocess.TimeoutExpired:
@@ -131,9 +142,9 @@ class WarmUp:
 
         self.folder = Path(tempfile.mkdtemp(prefix="gpu-sa-warm-up-"))
         with open(self.folder / "out", "wb") as out, open(self.folder / "err", "wb") as err:
-            # at the lowest priority: the session's own threads (the cpu backend runs on every core) come first
+            # below the session's own threads (the cpu backend runs on every core), above the background jobs
             self.process = subprocess.Popen([sys.executable, str(ROOT / "tests" / "warm_caches.py")], stdout=out,
-                                            stderr=err, env=python_env(), cwd=ROOT, preexec_fn=lambda: os.nice(19))
+                                            stderr=err, env=python_env(), cwd=ROOT, preexec_fn=lambda: os.nice(10))
 
     def result(self):
         """(exit status, standard output, standard error), once it has ended (status None: not in 900 s)."""
@@ -189,9 +200,13 @@ def _uses(item, name):
 
 @pytest.hookimpl(trylast=True)  # after -k / -m deselection
 def pytest_collection_modifyitems(session, config, items):
-    """The files whose tests read a background job run last (whole files, so that module fixtures run once)."""
+    """The files whose tests read a background job run last (whole files, so that module fixtures run once); before
+    them, those marked ``after_the_warm_up``: their first tests would otherwise compile, in the session's first
+    minute, what the warm-up is compiling beside it (the CDCL alone takes it about 75 s), and pay it twice."""
     late = {item.path for item in items if any(_uses(item, name) for name in BACKGROUND_JOBS)}
-    items[:] = [item for item in items if item.path not in late] + [item for item in items if item.path in late]
+    after = {item.path for item in items if item.get_closest_marker("after_the_warm_up")} - late
+    items[:] = ([item for item in items if item.path not in late | after] + [item for item in items if item.path in after]
+                + [item for item in items if item.path in late])
 
 
 def pytest_collection_finish(session):

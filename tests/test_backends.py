@@ -8,6 +8,9 @@ import gpu_sa
 from conftest import ROOT
 from gpu_sa import backends
 
+# auto's tests solve with tabu and the CDCL: compiled in the warm-up's first minute and a half (conftest)
+pytestmark = pytest.mark.after_the_warm_up
+
 EASY = (ROOT / "examples" / "seed_easy.txt").read_text()
 H100 = {"sms": 132, "threads_per_sm": 2048, "registers_per_sm": 65536, "blocks_per_sm": 32,
         "shared_per_sm": 228 * 1024}
