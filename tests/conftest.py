@@ -204,9 +204,8 @@ def pytest_collection_modifyitems(session, config, items):
     them, those marked ``after_the_warm_up``: their first tests would otherwise compile, in the session's first
     minute, what the warm-up is compiling beside it (the CDCL alone takes it about 75 s), and pay it twice."""
     late = {item.path for item in items if any(_uses(item, name) for name in BACKGROUND_JOBS)}
-    after = {item.path for item in items if item.get_closest_marker("after_the_warm_up")} - late
-    items[:] = ([item for item in items if item.path not in late | after] + [item for item in items if item.path in after]
-                + [item for item in items if item.path in late])
+    after = {item.path for item in items if item.get_closest_marker("after_the_warm_up")}
+    items.sort(key=lambda item: (item.path in late, item.path in after))  # stable: each group keeps its order
 
 
 def pytest_collection_finish(session):

@@ -4,8 +4,9 @@ In a fresh clone numba's cache is empty, and the first test to call a jitted fun
 session's own time on a 2-core VM: ``cdcl`` 27 s, the minimal-puzzle prover 26 s, the root's stronger propagation
 13 s, ...; bench/RESULTS.md, twenty-first session). This script makes the same calls, with the same argument
 types, beside the session and below it (nice 10; conftest's background jobs run below this, at nice 19), in the
-order the session first needs them; a function it has compiled by then is loaded from the cache instead. It changes no result: a cached function is the same code,
-and one it has not reached yet is compiled by the session as before.
+order the session first needs them; a function it has compiled by then is loaded from the cache instead. It
+changes no result: a cached function is the same code, and one it has not reached yet is compiled by the session
+as before.
 
 Each step is a small public call; a step that fails is reported and the others still run, and the exit status
 is then 1 (``tests/test_warm_caches.py`` checks it, so that a renamed function cannot quietly end the warm-up).
@@ -82,8 +83,9 @@ def _minimizing():
         generate.minimize(grids, 3, method=method, seed=4, iterations=200, max_nodes=200)
 
 
-# in the order the session first needs them (a fresh clone's session, 2 cores: the CDCL at about 50 s, the swap
-# batches at 80 s, the other puzzles' kernels at 120 s, counting at 200 s, minimizing at 270 s)
+# in the order the session first needed them (a fresh clone's session, 2 cores, twenty-first session: the CDCL at
+# about 50 s, the swap batches at 80 s, the other puzzles' kernels at 120 s, counting at 200 s, minimizing at 270 s);
+# the files that needed the CDCL and the minimizer first now run after the others (conftest, ``after_the_warm_up``)
 STEPS = [
     ("the CDCL and the stronger root", _cdcl_and_the_stronger_root),
     ("move swap in batches", _batches),
