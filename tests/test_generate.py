@@ -57,6 +57,29 @@ def test_annealed_grids_on_the_cuda_simulator_match_numpy():
     assert done.stdout == expected.stdout and len(done.stdout.split()) == 4
 
 
+@pytest.mark.parametrize("seed", [0, 1, 49])
+def test_every_backtracking_attempt_makes_its_own_grid(seed):
+    """Each attempt draws its own digit order: the raw grids (before their random symmetry) all differ. Two
+    attempts with one key would make the same grid, which the symmetry then disguises as a new one."""
+    from gpu_sa.generate import fill
+
+    raw = [grid.tobytes() for grid in itertools.islice(fill._backtracked(3, seed), 8)]
+    assert len(set(raw)) == 8
+    keys = fill.attempt_keys(seed, 0, 3000)
+    assert len(set(keys.tolist())) == 3000 and keys.dtype == np.uint64 and keys.all()
+    np.testing.assert_array_equal(fill.attempt_keys(seed, 1024, 5), keys[1024:1029])  # blocks continue the stream
+
+
+def test_backtracking_attempts_get_luby_budgets_up_to_the_cap():
+    from gpu_sa.generate import fill
+
+    cells = 49 * 49
+    first = fill.ATTEMPT_BRANCHES_PER_CELL * cells
+    assert [fill.attempt_budget(cells, attempt) // first for attempt in range(15)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1,
+                                                                                        1, 2, 4, 8]
+    assert max(fill.attempt_budget(64 * 64, attempt) for attempt in range(5000)) == fill.ATTEMPT_MAX_BRANCHES
+
+
 def test_symmetry_shuffle_keeps_validity():
     grid = generate.grids(1, method="backtrack", seed=1)[0]
     generator = np.random.default_rng(0)
@@ -77,7 +100,8 @@ def test_minimised_puzzles_have_exactly_one_solution_the_input_grid(method):
 
 def test_the_9x9_uniqueness_check_on_bitboards_answers_as_the_cell_mask_search():
     """``empty._unique_without`` counts a 9x9 on the bitboards with box-line; the cell-mask search of the other
-    orders must answer every question the same (unique or not), on 17 to 45 givens of random grids."""
+    orders must answer every question the same (unique or not), on 17 to 55 givens of random grids (55: so that unique
+    answers come many times too)."""
     from gpu_sa.generate import empty
 
     peers, units, cell_units, full = exact.tables(3)
@@ -85,7 +109,7 @@ def test_the_9x9_uniqueness_check_on_bitboards_answers_as_the_cell_mask_search()
     generator = np.random.default_rng(5)
     answers = []
     for grid in generate.grids(12, method="backtrack", seed=17):
-        for givens in (17, 26, 32, 36, 45):
+        for givens in (17, 26, 32, 36, 45, 55):
             given = np.zeros(81, dtype=np.bool_)
             given[generator.choice(81, givens, replace=False)] = True
             skip = int(np.flatnonzero(given)[0])

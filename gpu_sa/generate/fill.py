@@ -24,10 +24,15 @@ import itertools
 
 import numpy as np
 
-from .. import backends, runner, schedule, stop
+from .. import backends, rng, runner, schedule, stop
 from . import exact
 
 METHODS = ("anneal", "backtrack", "swaps")
+TAG_FILL = np.uint32(0x46494C4C)  # "FILL": the digit orders of the backtracking attempts
+KEYS_PER_BLOCK = 1024  # attempt_keys drawn at a time
+ATTEMPT_BRANCHES_PER_CELL = 2  # the first backtracking budgets (attempt_budget)
+# The most: the search polls no stop flag, so this bounds how long a Ctrl-C waits (about 10 s at 64x64).
+ATTEMPT_MAX_BRANCHES = 1_000_000
 DEFAULT_METHOD = "backtrack"
 MAX_COUNT = 2**63 - 1  # the compiled loops count in 64 bits
 GRIDS_OF_ORDER = {2: 288, 3: 6_670_903_752_021_072_936_960}  # every valid grid, counted exactly
@@ -152,18 +157,48 @@ def _annealed(order, method, seed, backend, chains, round_index):
     return solved
 
 
+def attempt_keys(seed: int, first: int, count: int) -> np.ndarray:
+    """The digit-order keys (uint64) of backtracking attempts ``first`` .. ``first + count - 1``: Philox's first two
+    words at counter (the attempt's low and high words, 0, TAG_FILL), key = the seed; never 0, which asks the
+    search for digits in increasing order (a 0 becomes 1). Drawn a block at a time (Philox on NumPy arrays:
+    about 0.2 ms for 1,024 keys, as long as one key alone takes in Python). Every attempt gets its own order:
+    the earlier ``(seed x 1,000,003 + attempt) | 1`` gave two consecutive attempts the same key, so every
+    other attempt repeated the one before it (the same grid under another random symmetry, or the same
+    failed search)."""
+    key0, key1 = rng.split_seed(seed)
+    attempts = np.arange(first, first + count, dtype=np.uint64)
+    words = rng.philox4x32_10((attempts & np.uint64(0xFFFFFFFF)).astype(np.uint32),
+                              (attempts >> np.uint64(32)).astype(np.uint32), np.zeros(count, dtype=np.uint32),
+                              np.full(count, TAG_FILL, dtype=np.uint32), key0, key1)
+    keys = words[1].astype(np.uint64) << np.uint64(32) | words[0].astype(np.uint64)
+    keys[keys == 0] = 1
+    return keys
+
+
+def attempt_budget(cells: int, attempt: int) -> int:
+    """Branches allowed to backtracking attempt ``attempt`` on an empty grid of ``cells`` cells: Luby(attempt + 1)
+    x ATTEMPT_BRANCHES_PER_CELL x cells, at most ATTEMPT_MAX_BRANCHES. Most attempts fill the grid in 0.6 to
+    0.9 branches a cell at every order; from 25x25 up a few wander hundreds of times longer (a heavy tail: up
+    to 10 s each at 49x49 and 64x64 under the old fixed budget of a million). Budgets that grow as Luby's
+    restarts from a small start cut those short, and still let an order that needs more branches have them
+    in time (bench/RESULTS.md, thirty-first session)."""
+    return min(exact.luby(attempt + 1) * ATTEMPT_BRANCHES_PER_CELL * cells, ATTEMPT_MAX_BRANCHES)
+
+
 def _backtracked(order, seed):
     """Grids from the exact solver on an empty grid, digits tried in an order drawn from (seed, attempt), for
-    as long as they are asked for."""
+    as long as they are asked for; attempt i gives up after ``attempt_budget(cells, i)`` branches."""
     peers, units, cell_units, full = exact.tables(order)
     cells = (order * order) ** 2
     masks = np.zeros(cells, dtype=np.uint64)
     for attempt in itertools.count():
         if stop.requested():
             return
-        key = (int(seed) * 1_000_003 + attempt) % 2**64 | 1
+        if attempt % KEYS_PER_BLOCK == 0:
+            keys = attempt_keys(seed, attempt, KEYS_PER_BLOCK)
         cand = np.full(cells, full, dtype=np.uint64)
-        found, _, _ = exact.search(cand, peers, units, cell_units, full, 1, 1_000_000, masks, np.uint64(key))
+        found, _, _ = exact.search(cand, peers, units, cell_units, full, 1, attempt_budget(cells, attempt), masks,
+                                   keys[attempt % KEYS_PER_BLOCK])
         if found:
             digits = np.empty(cells, dtype=np.int16)
             exact._digits_of(masks, digits)
