@@ -63,7 +63,7 @@ def test_a_fresh_install_says_what_it_compiles_within_a_second(tmp_path):
     lines = _first_stderr_lines(["solve", EASY, "--seed", "1"], environment, until="compiling")
     seconds, line = lines[-1]
     assert line == ("gpu-sa: compiling the complete search and the propagation rules for this machine, once (numba "
-                    "keeps it in its cache): about 15 s"), lines
+                    "keeps it in its cache): 20-50 s"), lines
     assert seconds < start_up + 1.0, (seconds, start_up)
 
 

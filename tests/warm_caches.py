@@ -35,7 +35,8 @@ def _cdcl_and_the_stronger_root():
     # about 12 s after the search, and the CDCL takes twice as long to compile
     counting._compile_the_stronger_root()
     counting._compile_the_cdcl()
-    counting._loaded("search_core")
+    for entry in ("search_core", "stronger_root", "cdcl"):
+        counting._loaded(entry)
 
 
 def _anneal(move):

@@ -48,8 +48,20 @@ DEFAULT_SEARCHES = 1
 MAX_SEARCHES = 64  # each holds its own clauses (at 49x49 about 2 MB more a second of search: README, "Limits")
 
 
-# The seeded search's three compiled parts, each called once on a blank 4x4 grid (``_loaded("search_core")``;
-# tests/warm_caches.py calls them in another order, with the same argument types).
+# The seeded search's four compiled parts, each called once on a blank 4x4 grid (``_loaded``: "search_core" the
+# restarts and the rules, "stronger_root" and "cdcl" where the features use them; tests/warm_caches.py calls them
+# in another order, with the same argument types).
+def _compile_the_rules():
+    """The root's rules (``propagate``, ``initial_candidates``), which the CDCL's root comes from: compiled inside
+    the timed search they took about 10 s of a cold first run, uncounted by its time limit (bench/RESULTS.md,
+    thirty-second session). Both kinds of givens: numba compiles a read-only array (a parsed puzzle's) apart."""
+    for writeable in (True, False):
+        blank = np.full(16, -1, dtype=np.int16)
+        blank.flags.writeable = writeable
+        propagate(blank, 2)
+        initial_candidates(blank, 2)
+
+
 def _compile_the_restarts():
     peers, units, cell_units, full = tables(2)
     masks = np.zeros(16, dtype=np.uint64)
@@ -83,7 +95,10 @@ def _loaded(entry: str) -> bool:
                       np.zeros(1, np.int64), np.zeros(1, np.int64), False)
     elif entry == "search_core":
         _compile_the_restarts()
+        _compile_the_rules()
+    elif entry == "stronger_root":
         _compile_the_stronger_root()
+    elif entry == "cdcl":
         _compile_the_cdcl()
     else:
         empty = np.zeros((0, 16), dtype=np.int16)
@@ -140,7 +155,6 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     if box_line:
         raise ValueError("box_line is an option of the deterministic search (seed=None); the seeded search's "
                          "propagation is chosen by features")
-    _loaded("search_core")
     if int(base_nodes) != base_nodes or base_nodes < 1:
         raise ValueError(f"base_nodes must be a positive integer, got {base_nodes}")
     if threads is not None and (int(threads) != threads or threads < 1):
@@ -157,7 +171,13 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     features = default_features(order) if features is None else int(features)
     if features & ~ALL_FEATURES:
         raise ValueError(f"features must be a sum of FEATURES' values, got {features}")
+    # only what these features run is compiled before the clock: a seeded 9x9 (features 0) does not wait for the
+    # CDCL (about 45 s of a cold first run on 2 cores) nor the stronger root (bench/RESULTS.md, thirty-second session)
+    _loaded("search_core")
+    if features:
+        _loaded("stronger_root")
     if features & CLAUSES:
+        _loaded("cdcl")
         return _dive_then_learn(givens, order, int(limit), int(max_nodes), int(seed), threads, time_limit,
                                 int(base_nodes), flag, root, int(first_restart), features, published, int(searches))
     return _restarted(givens, order, int(limit), int(max_nodes), int(seed), None if threads is None else int(threads),
@@ -182,15 +202,16 @@ def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit,
         nodes = first.nodes
         if published is not None:
             published[:] = nodes  # the descent's branches: the CDCL's decisions are published on top of them
-    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
-    if left is not None and left <= 0:
-        return ExactResult(solutions=0, solution=None, nodes=nodes, seconds=time.perf_counter() - start, gave_up=True,
-                           timed_out=True, restarts=1, seed=seed, resume_at=1)
     cand = root
     if cand is None:  # the CDCL starts from the rules' fixpoint: the size is measured there (49x49 at 40 % givens:
         propagated = propagate(givens, order)  # 9.8 million literals from the givens alone, 1.1 million there)
         cand = (initial_candidates(givens, order) if propagated.contradiction else
                 np.ascontiguousarray(propagated.candidates, dtype=np.uint64))
+    # what is left of the time limit, measured after the root (the limit covers all of this call)
+    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    if left is not None and left <= 0:
+        return ExactResult(solutions=0, solution=None, nodes=nodes, seconds=time.perf_counter() - start, gave_up=True,
+                           timed_out=True, restarts=1, seed=seed, resume_at=1)
     if cnf_literals(cand, order) > CNF_LITERALS_LIMIT:
         rest = _restarted(givens, order, limit, max_nodes - nodes, seed, threads, left, base_nodes, flag, root,
                           max(first_restart, 1), features & ~CLAUSES)
