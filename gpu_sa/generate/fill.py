@@ -161,10 +161,10 @@ def attempt_keys(seed: int, first: int, count: int) -> np.ndarray:
     """The digit-order keys (uint64) of backtracking attempts ``first`` .. ``first + count - 1``: Philox's first two
     words at counter (the attempt's low and high words, 0, TAG_FILL), key = the seed; never 0, which asks the
     search for digits in increasing order (a 0 becomes 1). Drawn a block at a time (Philox on NumPy arrays:
-    0.47 ms for 1,024 keys on the 2-core VM, what two or three keys cost one at a time in Python). Every attempt gets its own order:
-    the earlier ``(seed x 1,000,003 + attempt) | 1`` gave two consecutive attempts the same key, so every
-    other attempt repeated the one before it (the same grid under another random symmetry, or the same
-    failed search)."""
+    0.47 ms for 1,024 keys on the 2-core VM, what two or three keys cost one at a time in Python). Every
+    attempt gets its own order: the earlier ``(seed x 1,000,003 + attempt) | 1`` gave two consecutive attempts
+    the same key, so every other attempt repeated the one before it (the same grid under another random
+    symmetry, or the same failed search)."""
     key0, key1 = rng.split_seed(seed)
     attempts = np.arange(first, first + count, dtype=np.uint64)
     words = rng.philox4x32_10((attempts & np.uint64(0xFFFFFFFF)).astype(np.uint32),
