@@ -696,7 +696,12 @@ def _check_positive_int(name, value):
 
 class _interrupts:
     """Within a run, the first Ctrl-C asks the loop to stop after the chunk in flight (stop.request),
-    unless the program installed its own handler (the command line does); a second one aborts."""
+    unless the program installed its own handler (the command line does); a second one aborts.
+
+    A run forgets a Ctrl-C that stopped an earlier run of the script, but not a request made by code
+    (``stop.request()`` from another thread: signal number 0), which stays until ``stop.clear()``: one that
+    landed between two rounds of a loop of runs (``generate.grid_stream``'s annealing rounds, ``auto``'s) was
+    cleared here by the next round, and the loop ran on without end (bench/RESULTS.md, thirty-second session)."""
 
     def __init__(self):
         self._previous = None
@@ -708,7 +713,8 @@ class _interrupts:
     def __enter__(self):
         if (threading.current_thread() is threading.main_thread()
                 and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
-            stop_module.clear()
+            if stop_module.signal_number():
+                stop_module.clear()
             self._previous = signal.signal(signal.SIGINT, self._handle)
         return self
 

@@ -46,6 +46,7 @@ def signal_number() -> int:
 
 
 def clear() -> None:
-    """Forget an earlier request (a new run in the same process, e.g. a test or the web page)."""
+    """Forget an earlier request (a new run in the same process, e.g. a test or the web page). A run started
+    from Python forgets a Ctrl-C that stopped an earlier one by itself, a request made by code only here."""
     FLAG[0] = 0
     _signal[0] = 0

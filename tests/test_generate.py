@@ -307,6 +307,25 @@ def test_a_stop_request_ends_grid_generation_within_a_second_with_the_grids_made
     assert 0 < len(made) < 10**6 and all(_valid(g, 3) for g in made)
 
 
+def test_a_stop_requested_between_two_annealing_rounds_ends_generation(stop_flag, monkeypatch):
+    """The next round used to clear a request made by code between rounds (``runner._interrupts``), and the
+    stream ran on: a CI run hung in the test above. The request now stays, and generation ends after the round
+    that saw it."""
+    from gpu_sa import runner
+
+    real, rounds = runner.anneal, []
+
+    def request_as_the_second_round_is_called(*args, **kwargs):
+        rounds.append(kwargs["chain_base"])
+        if len(rounds) == 2:
+            stop_flag.request()  # after the stream's check that follows the first round, before the second begins
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "anneal", request_as_the_second_round_is_called)
+    made = generate.grids(10**6, method="anneal", seed=2, backend="cpu", chains=16, max_rounds=3)
+    assert len(rounds) == 2 and stop_flag.requested() and 0 < len(made) and all(_valid(g, 3) for g in made)
+
+
 def test_a_stop_that_lands_while_an_annealing_round_is_set_up_ends_generation_cleanly(stop_flag, monkeypatch):
     """CI once saw 'RuntimeError: generator raised StopIteration' when the stop came between rounds: the round
     being set up makes no grid, and the stream ends with the grids already out."""
