@@ -137,23 +137,25 @@ def test_output_closed_is_an_error_not_a_silent_success():
 
 @pytest.fixture(scope="module")
 def search_in_the_cache():
-    """``gpu-sa exact`` run once on SUDOKU_4, so that numba's cache holds the search. On an empty cache (a fresh
-    clone running these tests alone) the error line comes after "gpu-sa: compiling the complete search ..." and a
-    progress line: right for a user, but not the one line these tests compare."""
+    """``gpu-sa exact`` run once on SUDOKU_4, so that numba's cache holds the search and the tests below do not wait
+    for a compilation of their own."""
     done = run_cli("exact", "-", stdin=SUDOKU_4)
     assert done.returncode == 0, done.stderr
 
 
+# --quiet: these tests compare the error line alone. Without it a run that lasts a second also prints its progress
+# line first, right for a user; a loaded CI machine took over a second to load the cached search for this 4x4.
 def test_a_full_output_is_one_line_and_exit_74(search_in_the_cache):
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "gpu_sa", "exact", "-"], input=SUDOKU_4.encode(), stdout=full,
-                              stderr=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT, timeout=300)
+        done = subprocess.run([sys.executable, "-m", "gpu_sa", "exact", "-", "--quiet"], input=SUDOKU_4.encode(),
+                              stdout=full, stderr=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT,
+                              timeout=300)
     assert done.returncode == 74
     assert done.stderr.decode().splitlines() == ["gpu-sa: error: cannot write the output: No space left on device"]
 
 
 def test_a_closed_pipe_is_one_line_and_exit_74(search_in_the_cache):
-    process = _start("exact", "-", stdin=SUDOKU_4)
+    process = _start("exact", "-", "--quiet", stdin=SUDOKU_4)
     process.stdout.close()  # the reader is gone before anything was written (as `| head` after its lines)
     stderr = process.stderr.read()
     process.wait(timeout=300)

@@ -4,8 +4,10 @@ Other items of the issue are tested where their code is tested: the README's com
 generation in test_generate.py and test_hashi_exact.py, kind detection in test_cli_puzzles.py, the import
 cycle in test_layers.py, the web page in test_view_browser.py.
 """
+import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -94,6 +96,28 @@ def test_a_long_search_says_what_it_is_doing(cli):
     path = ROOT / "bench" / "data" / "sudoku36_45" / "inst36x36_45_0.txt"
     status, out, err = cli("exact", path, "--time-limit", "1.5")
     assert status == 1 and f"gpu-sa: {path}:1: counting solutions for 1 s (Ctrl-C stops and reports)" in err
+
+
+def test_quiet_leaves_only_the_result_and_the_errors(cli):
+    """--quiet on every command that has a progress line (exact had none: a script comparing its stderr met the
+    line whenever loading the cached search took a second). The same runs as above, past the line's first second."""
+    path = ROOT / "bench" / "data" / "sudoku36_45" / "inst36x36_45_0.txt"
+    for command, *args in (("exact", path), ("solve", LARGE, "--seed", "1")):
+        started = time.monotonic()
+        status, out, err = cli(command, *args, "--time-limit", "1.5", "--quiet", "--json")
+        assert time.monotonic() - started > 1.2  # long enough for the line, had it not been quiet
+        assert status == 1 and err == "" and json.loads(out)["puzzle"], (command, err)
+
+
+def test_quiet_generation_still_says_how_it_stopped():
+    """generate --quiet: no "made after 1 s" line, but a stop still says what was kept."""
+    process = subprocess.Popen([sys.executable, "-m", "gpu_sa", "generate", "--order", "8", "--count", "2", "--seed",
+                                "1", "--method", "anneal", "--chains", "2", "--quiet"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    time.sleep(3.0)  # past the progress line's first second, with the process's start-up
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 143 and out == "" and err == "gpu-sa: stopped by SIGTERM: 0 made\n", err
 
 
 # Issue 24 items 5 and 6: what the output says, and one JSON schema for every method.

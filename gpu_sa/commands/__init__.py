@@ -23,6 +23,10 @@ COMMANDS = {
     "view": "gpu_sa.view",
 }
 
+# Errors, results and what a run needs to replay (generate's seed) still print with it.
+QUIET = Option("--quiet", "no progress line or compilation notice on stderr (errors and warnings still print)",
+               short="-q")
+
 
 def kinds(command: str) -> dict:
     """The puzzle kinds that take part in ``command``, registry order (the first is the default)."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..options import SECONDS, Integer, Option, max_input_option
-from . import add_input, input_format_option, output_format_option, read_puzzles
+from . import QUIET, add_input, input_format_option, output_format_option, read_puzzles
 
 DETECTS_KIND = True  # without --kind, the input file's kind is detected (commands.detect_kind)
 HELP = "prove, count and solve puzzles exactly (Sudoku: rules and backtracking; the others: integer programs)"
@@ -33,6 +33,7 @@ def options():
                "and final_nodes (the deciding restart's)"),
         output_format_option("exact", "how the solution is written (default: pretty; with --json, same as the "
                              "input)."),
+        QUIET,
     )
 
 

@@ -6,7 +6,7 @@ import signal
 
 from .. import ending, stop
 from ..options import Choice, Integer, Option, UsageError
-from . import Heartbeat, add_options, check_formats, output_format_option
+from . import QUIET, Heartbeat, add_options, check_formats, output_format_option
 
 HELP = "generate full sudoku grids, or puzzles of the other kinds"
 DESCRIPTION = ("sudoku: COUNT distinct full valid grids, each given a uniformly random symmetry (digit relabelling, "
@@ -38,7 +38,7 @@ def generation_options(command):
             output_format_option(command, "how grids or puzzles are written (default: line for sudoku, numbers above "
                                  "order 5; plain for the others).", attribute="FORMATS", same=False),
             Option("--json", "one JSON object per grid or puzzle: index, grid (sudoku) or puzzle and solution, seed, "
-                   "method"))
+                   "method"), QUIET)
 
 
 def options():
@@ -82,7 +82,7 @@ def make(args, **what) -> int:
     total = f" of {what['count']:,}" if what.get("count") else ""
     verb = "minimised" if args.command == "minimize" else "made"
     with Heartbeat(lambda seconds: f"gpu-sa: {made:,}{total} {verb} after {seconds:.0f} s (Ctrl-C stops, keeping "
-                                   "what is made)"):
+                                   "what is made)", quiet=bool(args.quiet)):
         for item in items:
             if item.note:
                 ending.note(f"gpu-sa: {item.note}")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..options import Option, max_input_option
-from . import add_input, input_format_option, read_puzzles
+from . import QUIET, add_input, input_format_option, read_puzzles
 from .generate import SEED, make
 
 HELP = "empty full grids to puzzles with few givens and a unique solution"
@@ -14,7 +14,7 @@ EPILOG = ("Exit status: 0 every grid minimised, 2 bad input or usage (e.g. a gri
 def options():
     return (input_format_option("minimize"), max_input_option("the grid file"), SEED,
             Option("--json", "one JSON object per grid: source, puzzle (in the input's format), givens, unique, seed, "
-                   "method"))
+                   "method"), QUIET)
 
 
 def add_arguments(parser) -> None:

@@ -10,7 +10,7 @@ from dataclasses import replace
 from .. import ending, stop
 from ..options import (SECONDS, Choice, Integer, Option, Real, Text, UsageError, check_output, given,
                        max_input_option)
-from . import (Heartbeat, add_input, check_formats, input_format_option, kinds, output_format_option,
+from . import (QUIET, Heartbeat, add_input, check_formats, input_format_option, kinds, output_format_option,
                read_puzzles)
 
 DETECTS_KIND = True  # without --kind, the input file's kind is detected (commands.detect_kind)
@@ -164,7 +164,8 @@ def options():
                group=OUTPUT, applies=ANNEALING),
         Option("--force", "overwrite the files of --trace and --dump-states if they exist (without it an existing "
                "file is an error, exit 2, as gzip and xz do without -f)", group=OUTPUT, applies=ANNEALING),
-        Option("--quiet", "no progress or backend notes on stderr", short="-q", group=OUTPUT),
+        replace(QUIET, help="no progress line, compilation notice or backend notes on stderr (errors and "
+                            "warnings still print)", group=OUTPUT),
         Option("--check-unique", "after a solve, count solutions with the exact solver (up to 2; the ILP for shikaku "
                "and hashi) and report whether the one found is the only one (JSON key 'unique': true, false, or null "
                "if the search gave up); with --time-limit, the check gets what is left of it (null if nothing is)", group=OUTPUT),
