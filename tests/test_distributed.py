@@ -47,7 +47,7 @@ def test_one_puzzle_gets_the_one_process_answer(client, seed):
     assert _answer(run.result) == _answer(alone)
     assert not HARD.check(run.result.solution)
     assert {t.trial for t in run.trials} >= set(range(alone.trials)), "a trial below the answer went unheard"
-    assert set(run.workers) <= set(client.scheduler_info()["workers"])
+    assert set(run.workers) <= set(client.nthreads())
     assert run.result.moves >= (alone.trials - 1) * FAST["max_moves"]  # every trial below the answer ran in full
 
 
@@ -116,8 +116,17 @@ def test_workers_on_one_host_share_its_cores(client):
     sharing = dist._threads_sharing_host(client)
     assert sum(sharing.values()) == 2
     engines = [client.submit(dist._backend_here, "cpu", sharing, workers=[address], pure=False).result()
-               for address in client.scheduler_info()["workers"]]
+               for address in client.nthreads()]
     assert [engine.threads for engine in engines] == [max(1, backends.available_cores() // 2)] * 2
+
+
+def test_the_workers_are_asked_of_the_scheduler_not_of_the_clients_cache(client, monkeypatch):
+    """The client's cache of the scheduler's identity, as its periodic refresh (which asks for no workers) leaves it
+    when it lands during a ``scheduler_info()`` call: the run still finds both workers and their cores."""
+    monkeypatch.setattr(client, "scheduler_info", lambda *args, **kwargs: {"workers": {}})
+    assert sum(dist._threads_sharing_host(client).values()) == 2 and dist._worker_threads(client) == 2
+    run = dist.solve_one(HARD, client=client, seed=2, **dict(FAST, trials=2))
+    assert run.result.trials == 2 and set(run.workers) <= set(client.nthreads())
 
 
 def test_bad_addresses_and_options_are_one_line_errors():

@@ -174,16 +174,27 @@ def _sources_digest() -> str:
     return kernels.sources_digest()
 
 
+def _worker_threads_by_address(client) -> dict:
+    """address -> threads of every worker, asked of the scheduler now. Not ``client.scheduler_info()``: the client's
+    periodic refresh of that cache asks for no workers, and one that lands during the call leaves ``"workers"`` empty
+    (a CI run saw it: a run's workers were then missing from the cluster)."""
+    return dict(client.nthreads())
+
+
 def _threads_sharing_host(client) -> dict:
-    """host -> worker threads on it, so that the CPU backend of each task takes its share of the cores."""
+    """host -> worker threads on it, so that the CPU backend of each task takes its share of the cores (the host
+    as ``_backend_here`` reads it from its worker's address)."""
+    from distributed.comm import get_address_host
+
     sharing = {}
-    for info in client.scheduler_info()["workers"].values():
-        sharing[info["host"]] = sharing.get(info["host"], 0) + int(info["nthreads"])
+    for address, threads in _worker_threads_by_address(client).items():
+        host = get_address_host(address)
+        sharing[host] = sharing.get(host, 0) + int(threads)
     return sharing
 
 
 def _worker_threads(client) -> int:
-    return sum(client.nthreads().values())
+    return sum(_worker_threads_by_address(client).values())
 
 
 # -- on the workers ----------------------------------------------------------------------------------
@@ -292,7 +303,7 @@ def _prepare(client, puzzle, *, backend, warm_up, options):
     ``_default_chains``), worker threads per host).
     """
     sharing = _threads_sharing_host(client)
-    addresses = sorted(client.scheduler_info()["workers"])
+    addresses = sorted(_worker_threads_by_address(client))
     if warm_up:
         # loose restrictions: a warm-up whose worker dies runs elsewhere instead of waiting for it forever
         futures = [client.submit(_warm_up, puzzle, backend, sharing, options, workers=[address],
