@@ -1,7 +1,9 @@
 import functools
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -251,3 +253,19 @@ def cli(capsys, monkeypatch):
         return status, out, err
 
     return run
+
+
+def wait_for_handlers(pid, timeout=60.0):
+    """Until gpu-sa's handlers catch SIGTERM: from then on every signal is the command's to answer.
+
+    Before that, the interpreter itself is starting (importing ``site``): a SIGINT there is CPython's
+    own business, before any code of the package runs. Numba's import and compilation come after.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with open(f"/proc/{pid}/status") as status:
+            caught = int(next(line for line in status if line.startswith("SigCgt:")).split()[1], 16)
+        if caught >> (signal.SIGTERM - 1) & 1:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"no SIGTERM handler within {timeout} s")

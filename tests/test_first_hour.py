@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, wait_for_handlers
 from gpu_sa.apps import schema
 from gpu_sa.apps.solve import plural
 from gpu_sa.backends import available_cores
@@ -114,7 +114,8 @@ def test_quiet_generation_still_says_how_it_stopped():
     process = subprocess.Popen([sys.executable, "-m", "gpu_sa", "generate", "--order", "8", "--count", "2", "--seed",
                                 "1", "--method", "anneal", "--chains", "2", "--quiet"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    time.sleep(3.0)  # past the progress line's first second, with the process's start-up
+    wait_for_handlers(process.pid)
+    time.sleep(3.0)  # past the progress line's first second, numba's import included
     process.send_signal(signal.SIGTERM)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 143 and out == "" and err == "gpu-sa: stopped by SIGTERM: 0 made\n", err

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, ROOT
+from conftest import DATA, ROOT, wait_for_handlers
 from gpu_sa import cli, validate
 from gpu_sa.puzzles import PUZZLES
 
@@ -149,22 +149,6 @@ def test_random_options(kind, argv):
     check_run(kind, text, *run_main(["solve", "-", "--kind", kind, *argv, *backend, *BOUNDED], text.encode()))
 
 
-def _wait_for_handlers(pid, timeout=60.0):
-    """Until gpu-sa's handlers catch SIGTERM: from then on every signal is the command's to answer.
-
-    Before that, the interpreter itself is starting (importing ``site``): a SIGINT there is CPython's
-    own business, before any code of the package runs. Numba's import and compilation come after.
-    """
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with open(f"/proc/{pid}/status") as status:
-            caught = int(next(line for line in status if line.startswith("SigCgt:")).split()[1], 16)
-        if caught >> (signal.SIGTERM - 1) & 1:
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"no SIGTERM handler within {timeout} s")
-
-
 # Long runs in a subprocess, signalled at a random moment after the handlers are in place
 # (numba's import and the compilation included).
 LONG = {
@@ -189,7 +173,7 @@ def test_signals_at_random_moments(command, signum, delay, twice):
     process.stdin.write(stdin.encode())
     process.stdin.close()
     process.stdin = None
-    _wait_for_handlers(process.pid)
+    wait_for_handlers(process.pid)
     time.sleep(delay)
     process.send_signal(signum)
     if twice:
