@@ -69,6 +69,20 @@ def test_a_fresh_install_says_what_it_compiles_within_a_second(tmp_path):
     assert seconds < start_up + 1.0, (seconds, start_up)
 
 
+def test_a_quiet_fresh_install_compiles_in_silence(tmp_path):
+    """exact --quiet on empty caches: no compilation notice, where without --quiet it comes within a second of the
+    start-up (the test above). Killed a second past that: the compilation itself is not waited for."""
+    environment = _fresh_caches(tmp_path)
+    start_up = _start_up_seconds(environment)
+    process = subprocess.Popen([sys.executable, "-m", "gpu_sa", "exact", EASY, "--quiet"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, env=environment, cwd=ROOT)
+    wait_for_handlers(process.pid)
+    time.sleep(start_up + 2.0)
+    assert process.poll() is None, "the compilation this test needs ran to its end: nothing was left to announce"
+    process.kill()
+    assert process.communicate()[1] == ""
+
+
 def test_a_fresh_install_says_so_before_compiling_the_annealer(tmp_path):
     """The first anneal sat 4.6 s in silence (a Hashiwokakero: no Sudoku propagation is compiled before)."""
     lines = _first_stderr_lines(["solve", ROOT / "examples" / "hashi_10x10.txt", "--kind", "hashi", "--seed", "1"],
