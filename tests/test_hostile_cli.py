@@ -167,6 +167,23 @@ def test_ctrl_c_ends_a_run_within_a_second_with_its_result(name):
     assert err.strip().splitlines()[-1] == "gpu-sa: stopped by SIGINT: 1 of 1 puzzles reported"
 
 
+@pytest.mark.parametrize("kind, cell", [("shikaku", "1"), ("hashi", ".")])
+def test_a_stop_request_ends_the_parse_of_a_grid_of_a_million_cells(kind, cell):
+    """One puzzle of 1000x1000 cells took 1.6-2.5 s to parse with no stop check, so a Ctrl-C then waited for the
+    parse's end (2.7 s on a loaded CI machine). With the request already made, the parse stops at its first rows."""
+    from gpu_sa import puzzles, stop
+
+    text = "\n".join([" ".join([cell] * 1000)] * 1000) + "\n"
+    stop.request()
+    try:
+        began = time.monotonic()
+        with pytest.raises(stop.Interrupted, match="parsing big.txt"):
+            puzzles.PUZZLES[kind].parse(text, "big.txt")
+        assert time.monotonic() - began < 0.5
+    finally:
+        stop.clear()
+
+
 def test_ctrl_c_while_a_large_shikaku_is_prepared(tmp_path):
     # 300x300 clues of 1 ran past 90 s with a 10 s limit, deaf to Ctrl-C. Every clue has one rectangle, so the
     # pruning answers and no launch line ever comes: a 1000x1000 grid (the cell limit) takes seconds to read,

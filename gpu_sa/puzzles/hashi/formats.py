@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import limits
+from ... import limits, stop
 from .. import codecs
 from ..errors import PuzzleError, PuzzleTooLarge
 from .geometry import MAX_VALUE, check_grid
@@ -81,7 +81,7 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[ParsedH
     readers = {"plain": _parse_plain, "tatham": _parse_tatham, "puzzlink": _parse_puzzlink}
     puzzles = []
     for block in codecs.blocks(text):
-        if fmt == "has" or (fmt == "auto" and _looks_like_has(block)):
+        if fmt == "has" or (fmt == "auto" and _looks_like_has(block, source)):
             puzzles.append(_parse_has(block, source))
             continue
         puzzles += [readers[kind](lines, source) for kind, lines in codecs.split_block(block, fmt, PUZZLINK_NAMES)]
@@ -90,15 +90,18 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[ParsedH
     return puzzles
 
 
-def _looks_like_has(block):
+def _looks_like_has(block, source):
     """A header of three integers over a grid without '.', or a row of spaced numbers holding a 0 or a number of
     two characters or more: neither can be plain, whose spaced cells are single characters and never 0."""
     header = block[0].content.split()
     if len(header) == 3 and all(_INTEGER.match(t) for t in header) and not any("." in l.content for l in block):
         return True
     for line in block[1:]:
+        if not line.number & 15:  # every token of a plain grid of a million cells is looked at
+            stop.check(f"parsing {source}")
         tokens = line.content.split()
-        if len(tokens) >= 2 and any(_NUMBER_LIKE.match(t) and (t == "0" or len(t) >= 2) for t in tokens):
+        # the cheap test first: a plain grid's tokens are all single characters other than 0
+        if len(tokens) >= 2 and any((t == "0" or len(t) >= 2) and _NUMBER_LIKE.match(t) for t in tokens):
             return True
     return False
 
@@ -144,6 +147,8 @@ def _parse_plain(rows, source):
     width = None
     grid = []
     for line in rows:
+        if not line.number & 15:  # a grid of a million cells is one puzzle: seconds of this loop
+            stop.check(f"parsing {source}")
         cells = [(line.indent + i + 1, symbol) for i, symbol in enumerate(line.content) if not symbol.isspace()]
         if width is None:
             width = len(cells)

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import limits
+from ... import limits, stop
 from .. import codecs
 from ..errors import PuzzleError, PuzzleTooLarge
 from .geometry import check_clues
@@ -80,6 +80,8 @@ def _parse_plain(rows, source):
     width = None
     grid = []
     for line in rows:
+        if not line.number & 15:  # a 1000x1000 grid is one puzzle of a million clues: seconds of this loop
+            stop.check(f"parsing {source}")
         tokens = list(re.finditer(r"\S+", line.content))
         if width is None:
             width = len(tokens)
@@ -94,13 +96,15 @@ def _parse_plain(rows, source):
 def _plain_clue(token, column, number, source):
     if token == ".":
         return 0
-    where = f"{source}:{number}:{column}"
     if not (token.isascii() and token.isdigit()):
-        raise PuzzleError(f"{where}: clue {token!r} is not a number" + (codecs.lookalike_note(token) or
-                          " (a clue is a positive integer written in ASCII digits, '.' or '0' an empty cell)"))
-    if int(token) > limits.MAX_GRID_CELLS:  # also keeps a 30-digit clue out of the int64 grid
-        raise PuzzleError(f"{where}: clue {token} is larger than any grid accepted ({limits.MAX_GRID_CELLS:,} cells)")
-    return int(token)
+        raise PuzzleError(f"{source}:{number}:{column}: clue {token!r} is not a number" + (
+            codecs.lookalike_note(token) or " (a clue is a positive integer written in ASCII digits, '.' or '0' an "
+                                            "empty cell)"))
+    value = int(token)
+    if value > limits.MAX_GRID_CELLS:  # also keeps a 30-digit clue out of the int64 grid
+        raise PuzzleError(f"{source}:{number}:{column}: clue {token} is larger than any grid accepted "
+                          f"({limits.MAX_GRID_CELLS:,} cells)")
+    return value
 
 
 def _read_tatham_clue(description, i):
