@@ -167,18 +167,26 @@ def test_ctrl_c_ends_a_run_within_a_second_with_its_result(name):
     assert err.strip().splitlines()[-1] == "gpu-sa: stopped by SIGINT: 1 of 1 puzzles reported"
 
 
-@pytest.mark.parametrize("kind, cell", [("shikaku", "1"), ("hashi", ".")])
-def test_a_stop_request_ends_the_parse_of_a_grid_of_a_million_cells(kind, cell):
-    """One puzzle of 1000x1000 cells took 1.6-2.5 s to parse with no stop check, so a Ctrl-C then waited for the
-    parse's end (2.7 s on a loaded CI machine). With the request already made, the parse stops at its first rows."""
+MILLION_CELLS = {  # one puzzle of 1000x1000 cells in each format that lists its cells
+    "shikaku plain": ("shikaku", "\n".join([" ".join(["1"] * 1000)] * 1000)),
+    "shikaku tatham": ("shikaku", "1000x1000:" + "_".join(["1"] * 1_000_000)),
+    "shikaku puzz.link": ("shikaku", "https://puzz.link/p?shikaku/1000/1000/" + "1" * 1_000_000),
+    "hashi plain": ("hashi", "\n".join([" ".join(["."] * 1000)] * 1000)),
+}
+
+
+@pytest.mark.parametrize("case", MILLION_CELLS)
+def test_a_stop_request_ends_the_parse_of_a_grid_of_a_million_cells(case):
+    """These took 1.6-4.5 s to parse with no stop check, so a Ctrl-C then waited for the parse's end (2.7 s on a
+    loaded CI machine). With the request already made, the parse stops within its first rows or runs."""
     from gpu_sa import puzzles, stop
 
-    text = "\n".join([" ".join([cell] * 1000)] * 1000) + "\n"
+    kind, text = MILLION_CELLS[case]
     stop.request()
     try:
         began = time.monotonic()
         with pytest.raises(stop.Interrupted, match="parsing big.txt"):
-            puzzles.PUZZLES[kind].parse(text, "big.txt")
+            puzzles.PUZZLES[kind].parse(text + "\n", "big.txt")
         assert time.monotonic() - began < 0.5
     finally:
         stop.clear()

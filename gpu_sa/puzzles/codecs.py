@@ -162,8 +162,11 @@ def decode_runs(description: str, cells: int, read_value: ValueReader, where: st
     ``column`` is the 1-based column of the description's first character in the line.
     """
     values = np.full(cells, EMPTY, dtype=np.int64)
-    cell = i = 0
+    cell = i = steps = 0
     while i < len(description):
+        steps += 1
+        if not steps & 4095:  # a description of a million cells takes seconds: a Ctrl-C must not wait for its end
+            stop.check(f"parsing {where}")
         symbol = description[i]
         if "a" <= symbol <= "z":
             cell += ord(symbol) - ord("a") + 1
@@ -276,8 +279,11 @@ def puzzlink_grid(line: SourceLine, names: Iterable[str], where: str, thing: str
 def decode_number16(body: str, cells: int, where: str, column: int = 1) -> np.ndarray:
     """pzprjs number16 body -> (cells,) int64: numbers, ``EMPTY``, ``UNKNOWN`` for '.'."""
     values = np.full(cells, EMPTY, dtype=np.int64)
-    cell = i = 0
+    cell = i = steps = 0
     while i < len(body):
+        steps += 1
+        if not steps & 4095:  # as in decode_runs
+            stop.check(f"parsing {where}")
         if cell >= cells:
             raise PuzzleError(f"{_at(where, column + i)}: too much data: {body[i:]!r} follows the last of "
                               f"the {cells} cells")
