@@ -192,6 +192,26 @@ def test_a_stop_request_ends_the_parse_of_a_grid_of_a_million_cells(case):
         stop.clear()
 
 
+def test_a_stop_request_ends_the_passes_over_one_block_of_many_sudoku_lines(monkeypatch):
+    """150,000 puzzle lines with no blank line between them are one block. The Sudoku reader's two passes over it
+    (dropping grid separator lines, voting on the format) had no stop check, and a Ctrl-C waited up to 1.1 s
+    for them (test_ctrl_c_while_parsing_a_large_file above ran 1.23 s past its signal on a loaded machine)."""
+    from gpu_sa import stop
+    from gpu_sa.puzzles import codecs
+    from gpu_sa.puzzles.sudoku import formats
+
+    (block,) = codecs.blocks((EASY + "\n") * 150_000)  # read before the request: its own checks pass
+    monkeypatch.setattr(codecs, "blocks", lambda text: iter([block]))
+    stop.request()
+    try:
+        with pytest.raises(stop.Interrupted, match="parsing many.txt"):
+            next(formats._blocks("", "many.txt"))
+        with pytest.raises(stop.Interrupted, match="parsing many.txt"):
+            formats._detect(block, "many.txt")
+    finally:
+        stop.clear()
+
+
 def test_ctrl_c_while_a_large_shikaku_is_prepared(tmp_path):
     # 300x300 clues of 1 ran past 90 s with a 10 s limit, deaf to Ctrl-C. Every clue has one rectangle, so the
     # pruning answers and no launch line ever comes: a 1000x1000 grid (the cell limit) takes seconds to read,

@@ -92,6 +92,15 @@ def blocks(text: str) -> Iterator[list[SourceLine]]:
         yield block
 
 
+def polled(items: Iterable, what: str, every: int = 1024) -> Iterator:
+    """``items`` one by one, with a stop check (``Interrupted(what)``) every ``every`` of them (a power of two): a
+    pass over a block of a hundred thousand lines takes a second, and a Ctrl-C must not wait for its end."""
+    for index, item in enumerate(items, start=1):
+        if not index & (every - 1):
+            stop.check(what)
+        yield item
+
+
 def split_block(block: list[SourceLine], fmt: str, puzzlink_names: Iterable[str]
                 ) -> Iterator[tuple[str, list[SourceLine]]]:
     """A block's puzzles as ``(format, lines)``: every Tatham ID or puzz.link URL line alone,

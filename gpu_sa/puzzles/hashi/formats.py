@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import limits, stop
+from ... import limits
 from .. import codecs
 from ..errors import PuzzleError, PuzzleTooLarge
 from .geometry import MAX_VALUE, check_grid
@@ -96,9 +96,7 @@ def _looks_like_has(block, source):
     header = block[0].content.split()
     if len(header) == 3 and all(_INTEGER.match(t) for t in header) and not any("." in l.content for l in block):
         return True
-    for line in block[1:]:
-        if not line.number & 15:  # every token of a plain grid of a million cells is looked at
-            stop.check(f"parsing {source}")
+    for line in codecs.polled(block[1:], f"parsing {source}", every=16):  # every token of the block is looked at
         tokens = line.content.split()
         # the cheap test first: a plain grid's tokens are all single characters other than 0
         if len(tokens) >= 2 and any((t == "0" or len(t) >= 2) and _NUMBER_LIKE.match(t) for t in tokens):
@@ -146,9 +144,7 @@ def _parse_has(block, source):
 def _parse_plain(rows, source):
     width = None
     grid = []
-    for line in rows:
-        if not line.number & 15:  # a grid of a million cells is one puzzle: seconds of this loop
-            stop.check(f"parsing {source}")
+    for line in codecs.polled(rows, f"parsing {source}", every=16):  # one grid may have a million cells
         cells = [(line.indent + i + 1, symbol) for i, symbol in enumerate(line.content) if not symbol.isspace()]
         if width is None:
             width = len(cells)

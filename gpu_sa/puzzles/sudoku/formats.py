@@ -68,8 +68,8 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[ParsedG
     if fmt not in ("auto",) + FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected auto, {', '.join(FORMATS)}")
     puzzles = []
-    for block in _blocks(text):
-        kind = fmt if fmt != "auto" else _detect(block)
+    for block in _blocks(text, source):
+        kind = fmt if fmt != "auto" else _detect(block, source)
         if kind == "line":
             for line in block:
                 if not line.number & 255:
@@ -86,10 +86,11 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[ParsedG
     return puzzles
 
 
-def _blocks(text):
+def _blocks(text, source):
     """``codecs.blocks`` without the separator lines of the grid format."""
     for block in codecs.blocks(text):
-        kept = [line for line in block if not _SEPARATOR_LINE.match(line.content)]
+        lines = codecs.polled(block, f"parsing {source}")
+        kept = [line for line in lines if not _SEPARATOR_LINE.match(line.content)]
         if kept:
             yield kept
 
@@ -99,12 +100,12 @@ def _tokens(line):
     return [(line.indent + match.start() + 1, match.group()) for match in _TOKEN.finditer(line.content)]
 
 
-def _detect(block):
+def _detect(block, source):
     """The format a block evidently uses; the parser then checks every row and names what is wrong."""
     if _has_acs_header(block):
         return "acs"
     rows = len(block)
-    votes = Counter(_shape(line, rows) for line in block)
+    votes = Counter(_shape(line, rows) for line in codecs.polled(block, f"parsing {source}"))
     return max(("numbers", "grid", "line"), key=lambda kind: votes[kind])  # ties: the earlier
 
 
