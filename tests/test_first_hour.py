@@ -58,26 +58,32 @@ def _fresh_caches(tmp_path):
 
 def test_a_fresh_install_says_what_it_compiles_within_a_second(tmp_path):
     """The first solve after install sat 15 s with nothing on screen while numba compiled. With empty caches
-    (numba's and the generated kernels'), the line naming what is compiled comes before the compilation, within
-    a second of the command's start-up (Python, numba, the parser: 0.5-0.9 s on the shared 2-core machine)."""
+    (numba's and the generated kernels'), the line naming what is compiled comes before the compilation, soon after
+    the command's start-up (Python, numba, the parser: 1.1-1.6 s on the shared 2-core machine today).
+
+    "Soon" is 2.5 s: between the two, numba starts its CPU target on the first dispatch (its registries, 0.9 s
+    here), before the compile event that the line answers can fire. The line came 0.9-1.3 s after the start-up in
+    four runs here and 1.4 s in a CI run on a loaded machine, where a one-second bound failed. A notice after the
+    compilation, the regression this guards, comes 20-50 s late."""
     environment = _fresh_caches(tmp_path)
     start_up = _start_up_seconds(environment)
     lines = _first_stderr_lines(["solve", EASY, "--seed", "1"], environment, until="compiling")
     seconds, line = lines[-1]
     assert line == ("gpu-sa: compiling the complete search and the propagation rules for this machine, once (numba "
                     "keeps it in its cache): 20-50 s"), lines
-    assert seconds < start_up + 1.0, (seconds, start_up)
+    assert seconds < start_up + 2.5, (seconds, start_up)
 
 
 def test_a_quiet_fresh_install_compiles_in_silence(tmp_path):
     """exact --quiet on empty caches: no compilation notice, where without --quiet it comes within a second of the
-    start-up (the test above). Killed a second past that: the compilation itself is not waited for."""
+    start-up (the test above, which allows 2.5 s). Killed 3 s past the start-up: the compilation itself (about 20 s)
+    is not waited for."""
     environment = _fresh_caches(tmp_path)
     start_up = _start_up_seconds(environment)
     process = subprocess.Popen([sys.executable, "-m", "gpu_sa", "exact", EASY, "--quiet"], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True, env=environment, cwd=ROOT)
     wait_for_handlers(process.pid)
-    time.sleep(start_up + 2.0)
+    time.sleep(start_up + 3.0)
     assert process.poll() is None, "the compilation this test needs ran to its end: nothing was left to announce"
     process.kill()
     assert process.communicate()[1] == ""
