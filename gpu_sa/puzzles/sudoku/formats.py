@@ -34,7 +34,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import stop
 from .. import codecs
 from ..errors import PuzzleError, ShapeError
 from .geometry import MAX_ORDER, MIN_ORDER, order_of_side
@@ -71,9 +70,7 @@ def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[ParsedG
     for block in _blocks(text, source):
         kind = fmt if fmt != "auto" else _detect(block, source)
         if kind == "line":
-            for line in block:
-                if not line.number & 255:
-                    stop.check(f"parsing {source}")
+            for line in codecs.polled(block, f"parsing {source}", every=256):
                 puzzles.append(_parse_line(line, source))
         elif kind == "grid":
             puzzles.append(_parse_grid(block, source))
