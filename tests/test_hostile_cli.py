@@ -141,14 +141,17 @@ def test_time_limit_is_honoured_within_a_second(name):
 @pytest.mark.parametrize("method", ["auto", "anneal"])
 def test_check_unique_gets_what_is_left_of_the_time_limit(method):
     """The uniqueness check after a solve ran past --time-limit 60 for over a minute on a 36x36 (the seeded
-    search looking for a second solution): it now gets what is left of the limit, and says it gave up."""
-    puzzle = HARD36
+    search looking for a second solution): it now gets what is left of the limit, and says it gave up.
+
+    The limit leaves the solve room: the annealer solves this one in 2.4-2.9 s here, and a limit of 3 s left it
+    unsolved on a slow CI hour (best cost 4)."""
+    puzzle, limit = HARD36, 6
     began = time.monotonic()
-    status, out, err = finish(start("solve", puzzle, "--method", method, "--check-unique", "--time-limit", "3",
+    status, out, err = finish(start("solve", puzzle, "--method", method, "--check-unique", "--time-limit", limit,
                                     "--seed", "1", "--json"))
     record = one_record(out)
     assert status == 0 and record["solved"] and record["unique"] is None, (record, err)
-    assert record["seconds"] < 3 and time.monotonic() - began < 3 + 5, record  # 5: Python and numba's start-up
+    assert record["seconds"] < limit and time.monotonic() - began < limit + 5, record  # 5: Python and numba's start-up
 
 
 @pytest.mark.parametrize("name", ["sudoku 64x64, anneal", "sudoku 36x36, exact", "shikaku 80x80", "hashi 60x60"])
