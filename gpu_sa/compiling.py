@@ -2,14 +2,14 @@
 
 numba keeps machine code in an on-disk cache, so compilation happens once per machine (and again
 after the sources change); but that once, a fresh install's first ``gpu-sa solve`` sat 15 s with
-nothing on screen (on 2 cores now about 50 s, and 45 s more for the clause-learning search). numba
+nothing on screen (on 2 cores now about 45 s, and 35 s more for the clause-learning search). numba
 announces every real compilation (a cache miss; a cache load is not one) as a ``numba:compile``
 event, and ``announced`` listens for them: the first event of each part of the package prints one
 line, before the work starts, naming what is being compiled and about how long it takes.
 
     with compiling.announced(note):   # note(text): where the line goes (the command line's stderr)
         ...                           # first compilation of the search: "gpu-sa: compiling the complete
-                                      # search for this machine, once: 20-50 s"
+                                      # search for this machine, once: 20-45 s"
 
 This module sits at the bottom of the layers: it imports numba only, and the engine calls
 ``watch_cuda`` when the CUDA backend starts (numba-cuda has an event registry of its own, and
@@ -22,10 +22,12 @@ import threading
 
 # What is compiled, by the module of the function numba compiles (first match wins), and how long it took
 # on the 2-core development machine, an empty cache (bench/RESULTS.md, thirty-second session: 22 s before a 9x9's
-# exact count, 48-54 s before a seeded search or a 9x9's solve; the CDCL 43 s more from 25x25 up).
+# exact count, 48-54 s before a seeded search or a 9x9's solve; the CDCL 43 s more from 25x25 up; thirty-fourth
+# session, each callee compiled once per argument types (gpu_sa.jit): the README's first command 52 -> 45 s, a
+# 25x25's exact 109 -> 81 s, so the CDCL about 36 s).
 PARTS = (
-    ("gpu_sa.exact.sudoku.clauses", "the clause-learning search (Sudoku from 25x25 up)", "about 45 s"),
-    ("gpu_sa.exact", "the complete search and the propagation rules", "20-50 s"),
+    ("gpu_sa.exact.sudoku.clauses", "the clause-learning search (Sudoku from 25x25 up)", "about 35 s"),
+    ("gpu_sa.exact", "the complete search and the propagation rules", "20-45 s"),
     ("gpu_sa.generate", "grid minimisation", "about 10 s"),
     ("gpu_sa.probe", "a test kernel for the GPU", "a few seconds"),
     ("gpu_sa", "the annealer", "5-10 s per move"),  # moves, Philox, the generated launch code (gpu_sa_glue_...)

@@ -176,7 +176,7 @@ def test_the_time_limit_covers_the_root_of_the_learning_search(monkeypatch):
 ])
 def test_only_what_the_features_run_is_compiled_before_the_clock(monkeypatch, order, features, compiled):
     """A seeded search compiles (or loads) before its clock only the parts its features run: a seeded 9x9, the
-    README's first command among them, no longer waits for the CDCL's compilation (about 45 s of a cold first run on
+    README's first command among them, no longer waits for the CDCL's compilation (about 35 s of a cold first run on
     2 cores)."""
     asked = []
     loaded = counting._loaded

@@ -37,10 +37,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from .. import rng
+from ..jit import njit
 from . import exact
 
 # the seed's deterministic search, on the bitboards at 9x9: the same nodes and first solution, so the same sets,
@@ -59,22 +59,22 @@ LEAF, BRANCH, DEAD = 0, 1, 2
 _philox = rng.philox
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _has(bits, cell):
     return (bits[cell >> 6] >> np.uint64(cell & LOW6)) & ONE != ZERO
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _add(bits, cell):
     bits[cell >> 6] |= ONE << np.uint64(cell & LOW6)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _drop(bits, cell):
     bits[cell >> 6] &= ~(ONE << np.uint64(cell & LOW6))
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _count(bits):
     total = 0
     for w in range(bits.shape[0]):
@@ -82,7 +82,7 @@ def _count(bits):
     return total
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _meets(a, b):
     for w in range(a.shape[0]):
         if a[w] & b[w]:
@@ -90,7 +90,7 @@ def _meets(a, b):
     return False
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _difference(grid, masks, differ):
     """``differ`` = the cells where the solution ``masks`` is not ``grid``; True when there is one."""
     differ[:] = ZERO
@@ -102,7 +102,7 @@ def _difference(grid, masks, differ):
     return found
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _other_solution(grid, given, tables, check_nodes, work):
     """Is there a solution of the givens (the cells of ``grid`` in bitset ``given``) other than ``grid``?
 
@@ -138,7 +138,7 @@ def _other_solution(grid, given, tables, check_nodes, work):
     return -1  # not reached: two solutions were counted
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _unavoidable(grid, given, tables, check_nodes, work):
     """A minimal unavoidable set that ``given`` misses, in ``work.found``: 1; 0 if none (unique); -1 gave up.
 
@@ -166,7 +166,7 @@ def _unavoidable(grid, given, tables, check_nodes, work):
     return 1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _insert(sets, sizes, count, new):
     """Append ``new`` to the known sets unless it is there; (sets, sizes, count), grown as needed."""
     size = _count(new)
@@ -190,7 +190,7 @@ def _insert(sets, sizes, count, new):
     return sets, sizes, count + 1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _digit_pair_sets(grid, units, sets, sizes, count):
     """Add the minimal unavoidable sets that use two digits.
 
@@ -231,7 +231,7 @@ def _digit_pair_sets(grid, units, sets, sizes, count):
     return sets, sizes, count
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _mine(grid, region, last, sets, sizes, count, tables, check_nodes, work):
     """Add unavoidable sets inside ``region``: with every cell outside it given, and one cell of each
     known set inside it, ask for a missed set, add it, give one of its cells (the ``last`` or the
@@ -261,7 +261,7 @@ def _mine(grid, region, last, sets, sizes, count, tables, check_nodes, work):
     return sets, sizes, count
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _starting_sets(grid, incumbent, tables, check_nodes, work):
     """(sets, sizes, count): the two-digit sets, sets mined on the cells of every three digits, and for
     each given of the incumbent the missed set once it is removed."""
@@ -292,7 +292,7 @@ def _starting_sets(grid, incumbent, tables, check_nodes, work):
     return sets, sizes, count
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _evaluate(sets, unmet, n_unmet, excluded, rank, branch, work):
     """What a node is, given its unmet sets and the cells ``excluded`` from choice: (kind, branches, bound).
 
@@ -367,7 +367,7 @@ def _evaluate(sets, unmet, n_unmet, excluded, rank, branch, work):
     return BRANCH, n, bound
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _tie_ranks(cells, index, key0, key1):
     """A seeded random order of the cells (rank of each), from Philox at (cell, grid index, 0, BRUT)."""
     words = np.empty(cells, dtype=np.uint32)
@@ -380,7 +380,7 @@ def _tie_ranks(cells, index, key0, key1):
     return rank
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def prove(grid, within, incumbent, index, key0, key1, max_nodes, check_nodes, flag, deadline, tables, best):
     """Iterative deepening over the sizes below the incumbent's; see the module docstring.
 

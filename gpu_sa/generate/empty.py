@@ -26,10 +26,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from .. import backends, rng, stop
+from ..jit import njit
 from . import brute, exact
 
 search_any = exact.bitboard.search_any
@@ -41,7 +41,7 @@ ONE = np.uint64(1)
 _philox = rng.philox
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _unique_without(solution, given, skip, peers, units, cell_units, full, max_nodes, cand, masks):
     """True when the givens (``given`` mask, minus cell ``skip``) have exactly one completion. A 9x9 is counted on
     the bitboards with box-line (``exact.bitboard``: the same count in about a third of the time, bench/RESULTS.md,
@@ -55,14 +55,14 @@ def _unique_without(solution, given, skip, peers, units, cell_units, full, max_n
     return found == 1 and not gave_up
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _word(step, index, key0, key1):
     w0, w1, w2, w3 = _philox(np.uint32(step & 0xFFFFFFFF), np.uint32(index), np.uint32(0), TAG_CLUES, key0, key1)
     return w0, w1
 
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def minimize_anneal(solution, within, index, key0, key1, iterations, t0, t_end, peers, units, cell_units, full,
                     max_nodes, flag, best):
     """Seed 003's annealing over the givens among the cells ``within``; writes the best unique set to ``best``.
@@ -96,7 +96,7 @@ def minimize_anneal(solution, within, index, key0, key1, iterations, t0, t_end, 
     return best_count, False
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def minimize_greedy(solution, within, index, key0, key1, peers, units, cell_units, full, max_nodes, flag, best):
     """One pass over the cells ``within`` in random order, removing every given whose removal keeps it unique.
 

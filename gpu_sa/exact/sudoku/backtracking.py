@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from ...jit import njit
 from .board import ONE, ZERO, ZERO32, _below, _candidates_of, _digits_of, _is_single, _nth_bit, _popcount
 from .ordering import DUAL, _branch_bit, _draws, _fewest_candidates, _two_places
 from .consistency import ALLDIFF, BOX_LINE, NO_CONFLICT, _strong_fixpoint
@@ -24,14 +24,14 @@ POLL_MASK = 1023  # the stop flag is read every 1,024 nodes
 NEVER = np.iinfo(np.int64).max
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _branch_cell(cand, placed, seeded, word, features, weights, cell_units):
     if features & WDEG:
         return _heaviest_fewest(cand, placed, weights, cell_units, seeded, word)
     return _fewest_candidates(cand, placed, seeded, word)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _branch_on(cand, cell, units, features, seeded, word, depth, branch_cell, branch_rest, branch_unit, branch_digit):
     """Record the branching at ``depth``: the cell's digits, or with DUAL, when the cell has more than two,
     the two places of a digit that has two places left in some unit (``_two_places``)."""
@@ -46,7 +46,7 @@ def _branch_on(cand, cell, units, features, seeded, word, depth, branch_cell, br
             branch_rest[depth] = places
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _workspace(side, features):
     """consistency's scratch arrays (empty without its features: the seed's search allocates nothing more)."""
     size = side if features & (BOX_LINE | ALLDIFF) else 0
@@ -58,7 +58,7 @@ def _workspace(side, features):
 STACK_ROWS = 16  # the search's first stack rows: 90 kB at 25x25, under glibc's 128 kB threshold for mmap
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _deeper(cand, placed):
     """The search's stacks with cells + 1 rows (the deepest a search goes), the rows so far kept."""
     rows = cand.shape[1] + 1
@@ -69,7 +69,7 @@ def _deeper(cand, placed):
     return more_cand, more_placed
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solution, shuffle, flag, key0, key1,
                 restart, cancel, root_at_fixpoint, features, weights, phases, deepest):
     """(solutions found (<= limit), nodes, outcome); the first solution's masks go to ``solution``.
@@ -198,7 +198,7 @@ def search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solutio
     return found, nodes, COMPLETE
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def search(cand0, peers, units, cell_units, full, limit, max_nodes, solution, shuffle=ZERO):
     """The deterministic search without stop polling: (solutions found (<= limit), nodes, gave_up).
 
@@ -212,7 +212,7 @@ def search(cand0, peers, units, cell_units, full, limit, max_nodes, solution, sh
     return found, nodes, outcome != COMPLETE
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def search_batch(givens, peers, units, cell_units, full, limit, max_nodes, flag, counts, solutions, nodes, outcome,
                  features):
     """The deterministic search for every row of ``givens`` (puzzles x cells, 0-based, -1 empty), with

@@ -28,9 +28,9 @@ the speed.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ...jit import njit
 from .backtracking import COMPLETE, NODE_LIMIT, POLL_MASK, STOPPED, search
 from .board import ONE, ZERO, _candidates_of, _digits_of, _popcount, tables
 
@@ -44,7 +44,7 @@ FULL = np.uint64((1 << BAND) - 1)
 ROW = np.uint64(0x1FF)
 BOX = np.uint64(0x1C0E07)  # three 3-bit runs, 9 bits apart
 COLUMN = np.uint64(0x40201)  # bits 0, 9 and 18
-_helper = numba.njit(cache=True, nogil=True, _nrt=False)  # helpers allocate nothing: no reference counting
+_helper = njit(cache=True, nogil=True, _nrt=False)  # helpers allocate nothing: no reference counting
 
 
 def peer_boards() -> np.ndarray:
@@ -57,9 +57,10 @@ def peer_boards() -> np.ndarray:
 
 
 PEERS = peer_boards()
+PEERS.flags.writeable = False  # as compiled code sees a global array: one version of search9 for both callers
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _lowest(x):
     return x & (~x + ONE)
 
@@ -69,7 +70,7 @@ RUN_LOW = np.uint64(1 | 1 << 10 | 1 << 20)
 RUN_GUARD = np.uint64(1 << 9 | 1 << 19 | 1 << 29)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _once_per_run(word):
     """The bits of ``word`` (27 bits) alone in their 9-bit run, as a non-negative int64; -1 if a run is empty.
     Branch-free: each run minus one borrows from its own guard bit only when the run is empty."""
@@ -93,7 +94,7 @@ BOX_DOWN6 = np.uint64(0x7 << 9 | 0x7 << 21)  # j = k - 1
 BOX_DOWN12 = np.uint64(0x7 << 18)  # j = k - 2
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _boxes_as_runs(word):
     six = np.uint64(6)
     twelve = np.uint64(12)
@@ -140,7 +141,7 @@ def _locked_tables():
 SEGMENTS, LOCKED, SPREAD = _locked_tables()
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _locked_rows(word):
     """A band word at the box-line rule's fixpoint over its rows and boxes."""
     nine = np.uint64(9)
@@ -281,7 +282,7 @@ def _fixpoint(state, row, peers, looked, box_line, looked_locked):
             return True
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _two_digit_cells(state, row, band):
     once = ZERO
     twice = ZERO
@@ -294,7 +295,7 @@ def _two_digit_cells(state, row, band):
     return twice & ~thrice
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _clear_pair(state, row, band, unit, first, second, keep):
     """Take ``first`` and ``second`` from the cells of ``unit`` outside ``keep`` in one band; True if any left."""
     rest_first = state[row, 3 * first + band] & unit & ~keep
@@ -304,7 +305,7 @@ def _clear_pair(state, row, band, unit, first, second, keep):
     return (rest_first | rest_second) != ZERO
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _pairs(state, row):
     """Naked pairs found from the cells newly down to two digits; True if they removed a candidate."""
     pairs0 = _two_digit_cells(state, row, 0)
@@ -384,7 +385,7 @@ def _branch_cell(state, row):
     return best_band, best_bit
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _digits_at(state, row, band, bit):
     """The cell's digits as a 9-bit mask (bit d = digit d)."""
     digits = 0
@@ -394,7 +395,7 @@ def _digits_at(state, row, band, bit):
     return digits
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _masks(state, row, out):
     """The state as ``backtracking``'s candidate masks (bit d of cell c = digit d possible)."""
     for cell in range(CELLS):
@@ -407,7 +408,7 @@ def _masks(state, row, out):
         out[cell] = mask
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def search9(cand0, peers, limit, max_nodes, flag, solution, box_line):
     """``search_core`` for a 9x9 without seed, and without features or (``box_line``) with ``BOX_LINE``: (solutions
     found (<= limit), nodes, outcome) from the candidate masks ``cand0`` (at a fixpoint or not); the first
@@ -481,21 +482,21 @@ def search9(cand0, peers, limit, max_nodes, flag, solution, box_line):
     return found, nodes, COMPLETE
 
 
-NEVER_STOPPED = np.zeros(1, dtype=np.uint8)
-
-
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def search_any(cand0, peers, units, cell_units, full, limit, max_nodes, solution, box_line):
     """``backtracking.search`` (deterministic, no stop polling: found, nodes, gave_up) at any order, on the
     bitboards for a 9x9: the same nodes and first solution, 2.5-2.9x as fast; ``box_line`` (9x9 only; other orders
     are ``search`` itself) adds BOX_LINE there."""
     if cand0.shape[0] == CELLS:
-        found, nodes, outcome = search9(cand0, PEERS, limit, max_nodes, NEVER_STOPPED, solution, box_line)
+        # a writable flag, like the one callers from Python pass (a global array would be a read-only constant,
+        # and search9 compiled once more for it)
+        never_stopped = np.zeros(1, dtype=np.uint8)
+        found, nodes, outcome = search9(cand0, PEERS, limit, max_nodes, never_stopped, solution, box_line)
         return found, nodes, outcome != COMPLETE
-    return search(cand0, peers, units, cell_units, full, limit, max_nodes, solution)
+    return search(cand0, peers, units, cell_units, full, limit, max_nodes, solution, ZERO)  # shuffle as from Python
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def search_batch9(givens, peers, full, limit, max_nodes, flag, counts, solutions, nodes, outcome, box_line):
     """``backtracking.search_batch`` for 9x9 puzzles (rows of 81 givens, 0-based, -1 empty); ``box_line`` as in
     ``search9``."""

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import functools
 
-import numba
 import numpy as np
 
 from ... import rng
+from ...jit import njit
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
@@ -47,7 +47,7 @@ H01 = np.uint64(0x0101010101010101)
 
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _popcount(x):
     # SWAR bit count; LLVM turns this pattern into one popcnt instruction where the CPU has it.
     x = x - ((x >> ONE) & M1)
@@ -56,18 +56,18 @@ def _popcount(x):
     return (x * H01) >> np.uint64(56)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _is_single(mask):
     return mask != ZERO and (mask & (mask - ONE)) == ZERO
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _bit_index(bit):
     """The digit (or position) of a one-bit mask."""
     return np.int64(_popcount(bit - ONE))
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _nth_bit(mask, n):
     """The ``n``-th lowest set bit of ``mask`` (0-based), as a one-bit mask."""
     for _ in range(np.int64(n)):
@@ -75,20 +75,20 @@ def _nth_bit(mask, n):
     return mask & (~mask + ONE)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _below(word, n):
     """A uint32 word to [0, n): (word * n) >> 32, the project's one rule for a bounded draw."""
     return (np.uint64(word) * np.uint64(n)) >> rng.SHIFT32
 
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _candidates_of(givens, full, out):
     for cell in range(givens.shape[0]):
         out[cell] = (ONE << np.uint64(givens[cell])) if givens[cell] >= 0 else full
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _digits_of(masks, out):
     """The digit of every single mask (0-based), -1 where a cell has none or several."""
     for cell in range(masks.shape[0]):
@@ -117,8 +117,11 @@ def initial_candidates(givens: np.ndarray, order: int) -> np.ndarray:
 
 
 def _check_givens(givens, order: int, *, digits_checked_later: bool = False) -> np.ndarray:
-    """The givens as a contiguous int16 array, after checking the order, the length and the values
-    (``digits_checked_later``: int16 input is passed on unchecked, for a caller whose compiled code checks it)."""
+    """The givens as a contiguous, read-only int16 array, after checking the order, the length and the values
+    (``digits_checked_later``: int16 input is passed on unchecked, for a caller whose compiled code checks it).
+
+    Read-only whatever the caller's array (a view: the caller's flags stay as they were), since numba compiles a
+    function once for writable and once more for read-only arrays; a parsed puzzle's givens are read-only."""
     if int(order) != order or not 2 <= order <= 8:
         raise ValueError(f"order must be an integer from 2 to 8, got {order}")
     side = order * order
@@ -126,15 +129,21 @@ def _check_givens(givens, order: int, *, digits_checked_later: bool = False) -> 
     if givens.shape[0] != side * side:
         raise ValueError(f"{givens.shape[0]} cells for order {order}: expected {side * side}")
     if digits_checked_later and givens.dtype == np.int16:
-        return np.ascontiguousarray(givens)
+        return _read_only(np.ascontiguousarray(givens))
     if givens.dtype.kind in "iu":
         # one compiled pass rather than numpy's min and max: 25 us of an easy puzzle's first search
-        givens = np.ascontiguousarray(givens)
+        givens = _read_only(np.ascontiguousarray(givens))
         if _outside_digits(givens, side):
             _digits_error(side)
     else:
         _check_digits(givens, side)
-    return np.ascontiguousarray(givens, dtype=np.int16)
+    return _read_only(np.ascontiguousarray(givens, dtype=np.int16))
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def _check_digits(givens: np.ndarray, side: int) -> None:
@@ -146,7 +155,7 @@ def _digits_error(side: int):
     raise ValueError(f"givens must be 0-based digits below {side}, or -1 for an empty cell")
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _outside_digits(givens, side):
     """True when a value of ``givens`` (integers) is neither -1 nor a digit below ``side``."""
     for value in givens:

@@ -27,9 +27,9 @@ watches literal k of clause c).
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ...jit import njit
 from .board import ONE, ZERO, _bit_index, _is_single
 from .implicit import NO_REASON, UNSET, _assign, _literals, _restore, _var, layout, level_zero
 from .ordering import _philox
@@ -56,10 +56,10 @@ ACTIVITY_LIMIT = 1e100
 # they are compiled without numba's reference counting: with it, every call increments and decrements a counter per
 # array passed (an atomic operation each), and those took a third of the search's time at 49x49. Inlining them
 # (``inline="always"``) keeps the counting in the caller. bench/RESULTS.md, twelfth session.
-_helper = numba.njit(cache=True, nogil=True, _nrt=False)
+_helper = njit(cache=True, nogil=True, _nrt=False)
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _grow(array, need):
     if need <= array.shape[0]:
         return array
@@ -114,7 +114,7 @@ def _heap_down(heap, where, activity, size, i):
 PUBLISH_MASK = 63
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def cdcl(cand, units, limit, max_nodes, flag, noise, solution, features, published):
     """(solutions found (<= limit), decisions, conflicts, restarts, outcome, ticks) of the CDCL search from the root
     ``cand``; the first solution's candidate masks go to ``solution``. ``noise`` (float64, one per possible
@@ -630,7 +630,7 @@ def _implied(var, abstract, seen, level, reason, stack, marked, cleared, literal
     return True, cleared
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _add(learnt, size, levels, count, cstart, clen, nxt, lbd, deleted, lits, used, head):
     """Clause ``count``: ``learnt[:size]``, its first two literals watched. Returns the arrays (grown if need be)
     and the literals used."""
@@ -648,7 +648,7 @@ def _add(learnt, size, levels, count, cstart, clen, nxt, lbd, deleted, lits, use
     return cstart, clen, nxt, lbd, deleted, lits, used + size
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _grow_zeroed(array, need):
     """``_grow`` with the new entries zero: for flags that nothing writes before they are read."""
     old = array.shape[0]
@@ -657,7 +657,7 @@ def _grow_zeroed(array, need):
     return bigger
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _more_clauses(cstart, clen, nxt, lbd, deleted):
     grown = 2 * cstart.shape[0]
     more = np.full(2 * grown, -1, dtype=np.int64)
@@ -667,7 +667,7 @@ def _more_clauses(cstart, clen, nxt, lbd, deleted):
     return _grow(cstart, grown), _grow(clen, grown), more, _grow(lbd, grown), _grow_zeroed(deleted, grown)
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _reduce(lbd, deleted, original, count, reason, cstart, clen, lits, used):
     """Delete the half of the learned clauses (those from ``original`` on, not yet deleted, with more than
     two levels) that span the most decision levels (LBD, Audemard & Simon 2009); the oldest first among equals.
@@ -728,7 +728,7 @@ def _undo(trail, keep, size_trail, phase, assign, reason, heap, where, activity,
     return size_trail, heap_size
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def noise(count, key0, key1, search=0):
     """``count`` floats in [0, 1) from Philox (key = the seed, counter = (i, search, 0, TAG_CLAUSES)): search
     ``search``'s initial activities (0 for a search alone)."""
@@ -739,7 +739,7 @@ def noise(count, key0, key1, search=0):
     return out
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _luby(i):
     """The Luby sequence, 1-based (as ``restarts.luby``)."""
     while True:

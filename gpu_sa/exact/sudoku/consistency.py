@@ -17,9 +17,9 @@ bitset work: N x N word operations per unit.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ...jit import njit
 from .board import DIRTY_ALLDIFF, DIRTY_SINGLE, ONE, ZERO, _bit_index
 from .propagation import _fixpoint, _remove, _start
 
@@ -27,7 +27,7 @@ BOX_LINE, ALLDIFF, PROBE = 1, 2, 4
 NO_CONFLICT = -1  # what _strong_fixpoint returns when it finds no contradiction
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _strike(cand, cell, mask, cell_units, dirty, pending, top):
     """Clear ``mask`` (some of it set) from ``cell``; push the cell when one digit is left; -1 when none is."""
     left = _remove(cand, cell, mask, cell_units, dirty)
@@ -39,7 +39,7 @@ def _strike(cand, cell, mask, cell_units, dirty, pending, top):
     return top
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _box_line(cand, order, cell_units, dirty, pending, segments):
     """One pass of pointing and box-line reduction over rows, then columns. (new stack top, removed) or
     (-1, 0) on a contradiction.
@@ -98,7 +98,7 @@ def _box_line(cand, order, cell_units, dirty, pending, segments):
     return top, removed
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _alldiff(cand, u, units, cell_units, dirty, pending, top, scratch, reach):
     """Generalized arc consistency of unit ``u``'s AllDifferent. Returns the new stack top, or -1 when the
     unit's cells cannot all take different digits (no perfect matching).
@@ -213,7 +213,7 @@ def _alldiff(cand, u, units, cell_units, dirty, pending, top, scratch, reach):
     return top
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _strong_fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty, features, segments, scratch,
                      reach):
     """The seed's rules, then box-line and AllDifferent where ``features`` asks, until nothing changes.
@@ -244,7 +244,7 @@ def _strong_fixpoint(cand, placed, peers, units, cell_units, full, pending, top,
         return NO_CONFLICT
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _any_dirty(dirty, bit):
     for u in range(dirty.shape[0]):
         if dirty[u] & bit:
@@ -252,7 +252,7 @@ def _any_dirty(dirty, bit):
     return False
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def strengthened(cand, peers, units, cell_units, full, features, flag):
     """The search's root, in place: the propagation of ``features`` to a fixpoint from ``cand``, then with
     PROBE, failed-value probing until no candidate fails. False when it proves there is no solution.

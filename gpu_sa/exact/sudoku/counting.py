@@ -172,7 +172,7 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     if features & ~ALL_FEATURES:
         raise ValueError(f"features must be a sum of FEATURES' values, got {features}")
     # only what these features run is compiled before the clock: a seeded 9x9 (features 0) does not wait for the
-    # CDCL (about 45 s of a cold first run on 2 cores) nor the stronger root (bench/RESULTS.md, thirty-second session)
+    # CDCL (about 35 s of a cold first run on 2 cores) nor the stronger root (bench/RESULTS.md, thirty-second session)
     _loaded("search_core")
     if features:
         _loaded("stronger_root")

@@ -33,22 +33,22 @@ process running the search held 17-27 MB less than with the CNF (bench/RESULTS.m
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ...jit import njit
 from .board import ONE, ZERO, _bit_index, _is_single, _popcount
 
 NO_REASON = -1
 UNSET = np.int8(-1)
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _var(cell_first, root, cell, digit):
     """The variable "``cell`` holds ``digit``" (the digit must be one of the cell's root candidates)."""
     return cell_first[cell] + np.int64(_popcount(root[cell] & ((ONE << np.uint64(digit)) - ONE)))
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def layout(cand, units):
     """The variables and masks of the root ``cand`` (module docstring): (variables, cell_unit, cell_pos, root,
     cell_first, var_cell, var_digit, places, has_alo). ``cell_unit[cell, kind]``, ``cell_pos[cell, kind]``: the
@@ -103,7 +103,7 @@ def layout(cand, units):
     return (-1 if empty else variables), cell_unit, cell_pos, root, cell_first, var_cell, var_digit, places, has_alo
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _assign(lit, at, why, assign, level, reason, trail, size_trail, var_cell, var_digit, alive, places, cell_unit,
             cell_pos, side):
     """Make ``lit`` true at level ``at`` because of ``why`` (a reason code); an exclusion clears its bits in the
@@ -123,7 +123,7 @@ def _assign(lit, at, why, assign, level, reason, trail, size_trail, var_cell, va
     return size_trail + 1
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _restore(var, var_cell, var_digit, alive, places, cell_unit, cell_pos, side):
     """The masks' bits of an exclusion being unset."""
     cell = var_cell[var]
@@ -133,7 +133,7 @@ def _restore(var, var_cell, var_digit, alive, places, cell_unit, cell_pos, side)
         places[cell_unit[cell, j] * side + digit] |= ONE << np.uint64(cell_pos[cell, j])
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _literals(code, var, out, cstart, clen, lits, variables, cells, side, cell_first, root, root_places, units):
     """The literals of the clause named by ``code`` (the reason of ``var``'s literal, or a conflict: a pair's
     ``var`` is its other variable) into ``out``; returns how many."""
@@ -168,7 +168,7 @@ def _literals(code, var, out, cstart, clen, lits, variables, cells, side, cell_f
     return size
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def level_zero(cand, units, variables, root, cell_first, places, has_alo, assign, level, reason, trail, var_cell,
                var_digit, alive, cell_unit, cell_pos):
     """Level 0 from a root the rules may not have run on: a single's digit leaves the free cells of its units, and a

@@ -13,9 +13,9 @@ restarts can run side by side.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ...jit import njit
 from .board import ONE, ZERO, _below, _popcount
 
 WDEG = 8  # feature bits, beside consistency.BOX_LINE, ALLDIFF, PROBE
@@ -23,7 +23,7 @@ PHASE = 16
 LAG = 2  # restart i learns from restarts 0 .. i - LAG: LAG restarts may run at once
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _blame(cand, units, full, cell_units, weights):
     """After a contradiction of the seed's rules, where the candidates stopped: +1 to the units of an
     emptied cell, else to the first unit where a digit has no place or one cell is the only place of two."""
@@ -51,7 +51,7 @@ def _blame(cand, units, full, cell_units, weights):
                 return
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _heaviest_fewest(cand, placed, weights, cell_units, seeded, word):
     """A free cell with the fewest candidates per unit weight (dom / wdeg), or -1 when every cell is set:
     the lowest such cell, or with ``seeded`` one drawn among the tied cells by the uint32 ``word``."""

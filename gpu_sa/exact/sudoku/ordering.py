@@ -11,19 +11,19 @@ break ties and order digits:
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ... import rng
+from ...jit import njit
 from .board import ONE, ZERO, _below, _nth_bit, _popcount
 
 DUAL = 32  # a feature bit (with consistency's and learning's): branch on a unit's digit with two places
 TAG_EXACT = np.uint32(0x45584354)  # "EXCT": the seeded search's Philox stream
 
-_philox = numba.njit(nogil=True)(rng.philox4x32_10)
+_philox = njit(nogil=True)(rng.philox4x32_10)
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _fewest_candidates(cand, placed, seeded, word):
     """A free cell with the fewest candidates, or -1 when every cell is set: the lowest such cell,
     or with ``seeded`` one drawn among the tied cells by the uint32 ``word``."""
@@ -53,7 +53,7 @@ def _fewest_candidates(cand, placed, seeded, word):
     return -1
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _mix(x):
     """splitmix64's finaliser: a well-spread 64-bit hash, for the shuffled branching order."""
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -61,7 +61,7 @@ def _mix(x):
     return x ^ (x >> np.uint64(31))
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _branch_bit(rest, shuffle, nodes):
     """The digit to try next: the lowest remaining one, or with ``shuffle`` != 0 a pseudo-random one."""
     if shuffle == ZERO:
@@ -69,7 +69,7 @@ def _branch_bit(rest, shuffle, nodes):
     return _nth_bit(rest, _mix(shuffle + np.uint64(nodes) * np.uint64(0x9E3779B97F4A7C15)) % _popcount(rest))
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _draws(nodes, restart, key0, key1):
     """Philox words of node ``nodes`` of restart ``restart``: (digit draw, cell draw)."""
     w0, w1, _, _ = _philox(np.uint32(nodes & 0xFFFFFFFF), np.uint32(nodes >> 32), np.uint32(restart), TAG_EXACT,
@@ -77,7 +77,7 @@ def _draws(nodes, restart, key0, key1):
     return w0, w1
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _twice_only(cand, units, u):
     """The digits with exactly two places in unit ``u``."""
     once = ZERO
@@ -91,7 +91,7 @@ def _twice_only(cand, units, u):
     return twice & ~thrice
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _two_places(cand, units, seeded, word):
     """(unit, digit bit, places bitmask) of a digit with exactly two places left in a unit, or (-1, 0, 0): the
     first such unit and its lowest such digit, or with ``seeded`` one drawn among the units that have one.

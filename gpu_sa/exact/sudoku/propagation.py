@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from ...jit import njit
 from .board import (DIRTY_ALL, DIRTY_PAIR, DIRTY_SINGLE, ONE, ZERO, _candidates_of, _check_givens, _digits_error,
                     _digits_of, _is_single, _outside_digits, tables)
 
@@ -40,7 +40,7 @@ TRACE_COLUMNS = 7
 
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _remove(cand, cell, mask, cell_units, dirty):
     """Clear ``mask`` from a cell and mark its three units for another look by the unit rules: always by
     uniqueness, and by parity only when the cell is left with exactly two digits. A naked pair, once applied,
@@ -57,7 +57,7 @@ def _remove(cand, cell, mask, cell_units, dirty):
     return left
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _log(trace, rule, kind, unit, source_a, source_b, cell, mask):
     if trace is not None and trace.shape[0] > 1:
         row = trace[0, 0] + 1  # every event removes a candidate or ends the round: rows never run out
@@ -71,7 +71,7 @@ def _log(trace, rule, kind, unit, source_a, source_b, cell, mask):
         trace[0, 0] = row
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _strip(cand, cell, mask, cell_units, dirty, trace, rule, unit, source_a, source_b):
     """``_remove`` that records what left the cell (and a cell it forced); returns what is left."""
     if trace is not None:
@@ -87,7 +87,7 @@ def _strip(cand, cell, mask, cell_units, dirty, trace, rule, unit, source_a, sou
     return cand[cell]
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _exclusivity(cand, cell, peers, cell_units, dirty, pending, top, trace):
     """Rule 1 for ``cell`` (down to one digit): the digit leaves its peers.
 
@@ -107,7 +107,7 @@ def _exclusivity(cand, cell, peers, cell_units, dirty, pending, top, trace):
     return top
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _uniqueness(cand, u, units, full, cell_units, dirty, pending, top, trace):
     """Rule 2 for unit ``u``: a digit with one place left in the unit goes there.
 
@@ -140,7 +140,7 @@ def _uniqueness(cand, u, units, full, cell_units, dirty, pending, top, trace):
     return top
 
 
-@numba.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _parity(cand, u, units, cell_units, dirty, pending, top, trace):
     """Rule 3 for unit ``u``: two cells holding the same two digits take them from the others.
 
@@ -168,7 +168,7 @@ def _parity(cand, u, units, cell_units, dirty, pending, top, trace):
     return top
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _spread_singles(cand, placed, peers, cell_units, dirty, pending, top, trace):
     """Exclusivity for every cell on the ``pending`` stack, and for the singles it creates; -1 on a contradiction."""
     while top > 0:
@@ -183,7 +183,7 @@ def _spread_singles(cand, placed, peers, cell_units, dirty, pending, top, trace)
     return 0
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty, trace):
     """Apply the three rules until nothing changes. False on a contradiction.
 
@@ -223,7 +223,7 @@ def _fixpoint(cand, placed, peers, units, cell_units, full, pending, top, dirty,
                 return True
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def rule_round(cand, peers, units, cell_units, full, trace):
     """One press of the seed page's "Règles EUP": each rule once over the whole grid, in place.
 
@@ -252,7 +252,7 @@ def rule_round(cand, peers, units, cell_units, full, trace):
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _start(cand, placed, units, pending, dirty):
     """Root state for ``_fixpoint``: every single pending, every unit dirty; -1 if a cell is empty."""
     top = 0
@@ -289,7 +289,7 @@ def propagate(givens, order: int) -> Propagation:
                        forced=dict(zip(RULES, counts[0, 1:1 + len(RULES)].tolist())), free=free)
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _propagated(givens, peers, units, cell_units, full):
     """``propagate``'s compiled part in one call (candidates, values, forced counts, consistent, cells left
     free, or -1 when a given is neither -1 nor a digit): in a fresh process each call from Python costs
@@ -324,7 +324,7 @@ def _propagated(givens, peers, units, cell_units, full):
     return cand, values, counts, consistent, free
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _exclude_givens(cand, placed, units, cell_units, pending, counts):
     """Exclusivity for every cell down to one digit (the givens) at once: each unit's given digits leave
     its other cells. The givens are marked placed; the cells this leaves with one digit are pushed on

@@ -28,8 +28,9 @@ The state between steps is ``state`` (int64[FIELDS]):
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from ...jit import njit
 
 CLAUSE, POSITION, KEPT, NEXT, QUEUED, LIMIT, SINCE = range(7)
 FIELDS = 7
@@ -39,7 +40,7 @@ SHARE = 10
 IMPLIED, SATISFIED, UNCHANGED = -1, -2, -3
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def start_round(state, count, deleted, tried, lbd, clen, ticks):
     """The clauses of the next round, in the order they are tried; ``state`` set for their first."""
     keys = np.empty(count, dtype=np.int64)
@@ -58,7 +59,7 @@ def start_round(state, count, deleted, tried, lbd, clen, ticks):
     return queue
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def next_clause(state, queue, deleted, tried, reason, lits, cstart, ticks):
     """The next clause to try (-1: the round is over, ``state[SINCE]`` set). A clause that is the reason of a
     literal set at level 0 is skipped: that literal's analysis reads it."""
@@ -77,7 +78,7 @@ def next_clause(state, queue, deleted, tried, reason, lits, cstart, ticks):
     return -1
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def step(state, assign, level, lits, cstart, clen, kept):
     """After a propagation without conflict: the literal to set next (the negation of the clause's next unset
     literal, which goes to ``kept``), or SATISFIED (a literal true at level 0), IMPLIED (a literal true: with it,
