@@ -6,10 +6,11 @@ passes ``Literal[int](2)``, ``search(cand, True)`` ``Literal[bool](True)``. The 
 literal, and everything it calls in turn, beside its plain (int64, bool) version. Nothing in the package asks for a
 literal (no ``numba.literally``, no tuple indexed by an argument), so each such copy was the same machine code
 compiled again: the test suite's warm-up compiled the 9x9 bitboard search three times over for literal limits and
-box-line flags, and the minimal-puzzle prover twice (``_mine``'s flag). A function compiled here types such a call as the literal's plain type, so the copies collapse into the one
-version that a variable argument already needs. The results cannot change (the same code on the same values); only
-compiling gets shorter: on 2 cores, from an empty cache, the warm-up's three steps of the complete search, the
-counting and the minimiser took 273 s before and 168 s after (bench/RESULTS.md, thirty-fourth session).
+box-line flags, and the minimal-puzzle prover twice (``_mine``'s flag). A function compiled here types such a call
+as the literal's plain type, so the copies collapse into the one version that a variable argument already needs.
+The results cannot change (the same code on the same values); only compiling gets shorter: on 2 cores, from an
+empty cache, the warm-up's three steps of the complete search, the counting and the minimiser took 273 s before
+and 168 s after (bench/RESULTS.md, thirty-fourth session).
 
 Calls from Python are not affected: their arguments are typed from the values, never as literals.
 """

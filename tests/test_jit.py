@@ -32,7 +32,8 @@ def test_numba_alone_compiles_a_copy_per_literal():
 def test_constants_from_compiled_code_share_the_plain_version():
     callee, caller = _callee_and_caller(jit.njit)
     assert caller(np.ones(3, np.int64), np.int64(5)) == 1 + 1 + 2 + 1 + 5  # the same answer
-    assert [str(signature) for signature in callee.signatures] == ["(Array(int64, 1, 'C', False, aligned=True), int64, bool)"]
+    assert [str(signature) for signature in callee.signatures] == [
+        "(Array(int64, 1, 'C', False, aligned=True), int64, bool)"]
     assert callee(np.ones(3, np.int64), 4, True) == 5  # and from Python, as before
     assert len(callee.signatures) == 1
 
