@@ -43,12 +43,16 @@ SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
 
 def device(function):
-    """Compile a per-chain function for every backend (plain Python under the CUDA simulator)."""
+    """Compile a per-chain function for every backend (plain Python under the CUDA simulator).
+
+    On the CPU through ``gpu_sa.jit.njit``: a constant a caller passes (``leaves(..., 0, 1)``, an ``add_count`` of
+    -1) does not compile the function once more as a literal. The CUDA kernels are not affected: numba-cuda compiles
+    the function afresh from its Python source for the device."""
     if SIMULATOR:
         return function
-    import numba
+    from .jit import njit
 
-    return numba.njit(nogil=True)(function)
+    return njit(nogil=True)(function)
 
 
 class ChainState(NamedTuple):
