@@ -76,8 +76,8 @@ def searches(order, rng):
     """[(name, count_solutions keyword arguments)] for one puzzle."""
     seed = int(rng.integers(0, 2**31))
     drawn = [("deterministic", {}), ("deterministic, box-line", {"box_line": True})]
-    # Luby bases of 1 and 3 only below 25x25: there each restart probes its root again, and a 25x25 with several
-    # solutions did not finish in 20 s (bench/RESULTS.md, thirty-sixth session)
+    # Luby bases of 1 and 3 only below 25x25: 33 of 721 searches at 25x25 did not finish in 20 s with them
+    # (bench/RESULTS.md, thirty-sixth session)
     bases = [1, 3, 30, 1000] if order < 5 else [30, 1000]
     for k in rng.choice(len(RESTART_FEATURES), 3, replace=False):
         drawn.append((f"restarts, features {RESTART_FEATURES[k]}",
