@@ -1,6 +1,7 @@
 """The seeded search's stronger propagation and learning (gpu_sa.exact.sudoku: consistency, learning,
 ordering.DUAL, clauses): still complete and exact, still a function of the seed alone."""
 import json
+import threading
 
 import numpy as np
 import pytest
@@ -108,6 +109,32 @@ def test_each_restart_adds_only_the_new_restarts_phases(monkeypatch):
     answer = exact.count_solutions(HARD.givens, 3, limit=1, seed=5, base_nodes=2, threads=1, features=PHASE)
     assert not answer.gave_up and answer.restarts > 50
     assert len(calls) <= 2 * answer.restarts
+
+
+def test_short_restarts_run_one_at_a_time_with_the_answer_of_one_thread(monkeypatch):
+    """Two threads, restarts of a few branches that learn: none below ``PARALLEL_NODES`` starts beside another (beside
+    one another they waited for each other: 12 times slower than one thread, bench/RESULTS.md), and the answer
+    is one thread's."""
+    lock, running, overlaps = threading.Lock(), [], []
+
+    def watched(*args):
+        budget = args[6]
+        with lock:
+            if running and budget < restarts.PARALLEL_NODES:
+                overlaps.append((tuple(running), budget))
+            running.append(budget)
+        try:
+            return search_core(*args)
+        finally:
+            with lock:
+                running.remove(budget)
+    search_core = restarts.search_core
+    alone = exact.count_solutions(HARD.givens, 3, limit=2, seed=5, base_nodes=2, threads=1, features=PHASE)
+    monkeypatch.setattr(restarts, "search_core", watched)
+    two = exact.count_solutions(HARD.givens, 3, limit=2, seed=5, base_nodes=2, threads=2, features=PHASE)
+    assert alone.restarts > 50 and overlaps == []
+    assert (two.solutions, two.nodes, two.restarts) == (alone.solutions, alone.nodes, alone.restarts)
+    assert np.array_equal(two.solution, alone.solution)
 
 
 def test_probing_and_alldifferent_prove_a_contradiction_the_rules_miss():

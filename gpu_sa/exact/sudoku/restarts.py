@@ -2,8 +2,9 @@
 
 Restart i runs with a budget of Luby(i + 1) x ``base_nodes`` branches, its ties and digit order drawn
 from the seed, so that one unlucky early choice cannot hold the search for ever. The first restart runs
-on the calling thread (it is short, and most puzzles end there), the others one per core; the answer is
-the one of the lowest-numbered restart that finishes, whatever the timing.
+on the calling thread (it is short, and most puzzles end there), the others one per core (short ones one
+at a time: ``PARALLEL_NODES``); the answer is the one of the lowest-numbered restart that finishes, whatever
+the timing.
 """
 from __future__ import annotations
 
@@ -30,6 +31,11 @@ DEFAULT_BASE_NODES = 256  # restart budgets: Luby(i) x this (bench/exact.py --la
 # the whole search of an easy 16x16; 256 branches take at most about 15 ms (an empty 64x64 grid), so a
 # Ctrl-C or a time limit is still heard within a fraction of a second.
 FIRST_RESTART_HERE_NODES = DEFAULT_BASE_NODES
+# A restart of fewer branches than this starts only while no other restart runs: beside one another, short
+# restarts that learn (WDEG, PHASE) spent their time waiting for the restart they learn from and for the GIL
+# (1,023 restarts of a hard 9x9 at a Luby base of 2: 0.43 s on two threads against 0.035 s on one; bench/RESULTS.md,
+# thirty-seventh session). Which thread runs a restart never changes its answer.
+PARALLEL_NODES = DEFAULT_BASE_NODES
 
 
 def available_cores() -> int:
@@ -123,7 +129,8 @@ class Learned:
 def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_nodes, flag, root,
                first_restart=0, features=0, learned: Learned | None = None) -> ExactResult:
     """Restarts f, f + 1, f + 2, ... (f = ``first_restart``) with budgets Luby(i + 1) x ``base_nodes``, ``threads``
-    at a time (None: every core) (restart f alone first, on this thread, when its budget is small). ``root``:
+    at a time (None: every core; a budget below ``PARALLEL_NODES`` starts only while no other restart runs)
+    (restart f alone first, on this thread, when its budget is small). ``root``:
     the givens' fixpoint (``propagate``'s candidates), or None. ``features``: the search's propagation and
     learning (``consistency``, ``learning``); with any, the root is first strengthened once (on a worker, so
     that a stop or the time limit is heard) and every restart starts from it.
@@ -188,18 +195,28 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
             state["end"] = j + 1
         return state["weights"].copy(), state["phases"]
 
+    running = [0]  # restarts claimed and not yet finished
+
     def next_restart(halt):
         with lock:
-            index = first_restart + len(budgets)
-            spent = sum(budgets)
-            if index > cancel[0] or halt[0] or (budgets and spent >= max_nodes):
-                return None
-            budgets.append(min(luby(index + 1) * base_nodes, max_nodes - spent))
-            budget = budgets[-1]
-            while learns and (state := learned_by(index)) is None:
-                lock.wait(0.02)  # a restart it learns from is running on another thread
-                if index > cancel[0] or halt[0]:
+            while True:
+                index = first_restart + len(budgets)
+                spent = sum(budgets)
+                if index > cancel[0] or halt[0] or (budgets and spent >= max_nodes):
                     return None
+                budget = min(luby(index + 1) * base_nodes, max_nodes - spent)
+                # wait while a short restart would run beside another, or a restart it learns from still runs
+                if (running[0] == 0 or budget >= PARALLEL_NODES) \
+                        and (not learns or (state := learned_by(index)) is not None):
+                    break
+                lock.wait(0.02)
+            budgets.append(budget)
+            running[0] += 1
+            if budget >= PARALLEL_NODES:
+                # the next restart may start beside this one. Only here, when a restart completes and when a
+                # thread runs out of work, are the waiting threads woken: woken at every short restart's end,
+                # they cost the one that runs the restarts more than they saved (bench/RESULTS.md)
+                lock.notify_all()
             return (index, budget) + (state if learns else (NO_WEIGHTS, NO_PHASES))
 
     def run(index, budget, weights, phases, halt):
@@ -212,13 +229,16 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
         with lock:
             results[index] = _Restart(int(found), int(nodes), int(outcome), masks, weights - before,
                                       saved_phases(deepest) if features & PHASE else base_phases)
+            running[0] -= 1
             if outcome == COMPLETE and index < cancel[0]:
                 cancel[0] = index
-            lock.notify_all()
+                lock.notify_all()  # the restarts after it are not needed: no thread waits to run one
 
     def work(halt):
         while (claimed := next_restart(halt)) is not None:
             run(*claimed, halt)
+        with lock:
+            lock.notify_all()  # a thread waiting to run beside this one: there is nothing left to run
 
     if not stopped and min(luby(first_restart + 1) * base_nodes, max_nodes) <= FIRST_RESTART_HERE_NODES:
         # The first restart here, to its whole budget as on a worker (the same answer); it reads the stop flag
