@@ -8,8 +8,8 @@ changed or a given added (most of those have no solution). Each puzzle is counte
 by ``cpu_ref.sudoku_count`` and by two deterministic and five seeded searches drawn from the product's feature
 sets, with random Luby bases (1 and 3 below 25x25 only) and one or two racing CDCL searches. A failure is a count
 that differs from the independent one (where it finished within its branch cap), two searches that disagree, or a
-solution the validator rejects; failing puzzles go to ``--failures`` (JSON). Prints the environment header and one
-table per order; exits 1 when anything failed.
+solution the validator rejects; failing puzzles go to ``--failures`` (JSON). Prints the environment header, one
+row per order, and the searches that gave up (by features and Luby base); exits 1 when anything failed.
 """
 from __future__ import annotations
 
@@ -88,6 +88,10 @@ def searches(order, rng):
     return drawn
 
 
+def _base(options):
+    return f", Luby base {options['base_nodes']}" if "base_nodes" in options else ""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=600, help="how long to draw puzzles (default 600)")
@@ -103,6 +107,7 @@ def main() -> int:
                  {**environment(), "seconds": args.seconds, "orders": args.orders, "seed": args.seed})
     rng = np.random.default_rng(args.seed)
     rows = {order: {"puzzles": 0, "checked": 0, "searches": 0, "gave up": 0, "counts": {}} for order in orders}
+    by_search = {}  # (order, search with its Luby base) -> [searches, gave up]
     failures = []
     end = time.perf_counter() + args.seconds
     while time.perf_counter() < end:
@@ -123,8 +128,11 @@ def main() -> int:
                 failures.append({**case, "problem": repr(error)})
                 continue
             row["searches"] += 1
+            tally = by_search.setdefault((order, name + _base(options)), [0, 0])
+            tally[0] += 1
             if answer.gave_up:
                 row["gave up"] += 1
+                tally[1] += 1
                 continue
             answers[name] = answer.solutions
             if complete and answer.solutions != truth:
@@ -141,6 +149,10 @@ def main() -> int:
         counts = " ".join(f"{k}:{v}" for k, v in sorted(row["counts"].items(), key=str))
         table.append([order, row["puzzles"], row["checked"], row["searches"], row["gave up"], counts])
     print_table(["order", "puzzles", "checked by the counter", "searches", "gave up", "true counts (puzzles)"], table)
+    gave_up = [[order, name, runs, stopped] for (order, name), (runs, stopped) in sorted(by_search.items()) if stopped]
+    if gave_up:
+        print("\nthe searches that gave up (time limit), and how often each was drawn")
+        print_table(["order", "search", "drawn", "gave up"], gave_up)
     print(f"failures: {len(failures)}")
     if failures:
         with open(args.failures, "w") as out:

@@ -125,7 +125,7 @@ def test_the_independent_counter_counts():
 
 def test_the_campaign_in_bench_reports_and_keeps_a_wrong_count(tmp_path, monkeypatch, capsys):
     """bench/exact_oracle.py (new random cases for as long as asked): a second of it passes; with a search that
-    counts one too many it exits 1 and writes the failing puzzles down."""
+    counts one too many it exits 1 and writes the failing puzzles down; a search that gives up is named."""
     monkeypatch.syspath_prepend(str(ROOT / "bench"))
     import exact_oracle
     failures = tmp_path / "failures.json"
@@ -142,3 +142,14 @@ def test_the_campaign_in_bench_reports_and_keeps_a_wrong_count(tmp_path, monkeyp
     written = json.loads(failures.read_text())
     assert written and any(case["problem"] == f"counted {case['independent'] + 1}"
                            for case in written if case.get("independent") is not None)
+    capsys.readouterr()
+
+    def gives_up_with_box_line(*args, **kwargs):
+        answer = exact.count_solutions(*args, **kwargs)
+        return dataclasses.replace(answer, gave_up=True) if kwargs.get("box_line") else answer
+    monkeypatch.setattr(exact_oracle, "count_solutions", gives_up_with_box_line)
+    assert exact_oracle.main() == 0
+    out = capsys.readouterr().out
+    table = out[out.index("the searches that gave up"):].splitlines()
+    assert any("deterministic, box-line" in line for line in table)
+    assert not any("restarts" in line or "clause learning" in line for line in table)
