@@ -249,7 +249,7 @@ def test_a_grown_clause_database_keeps_its_new_clauses():
     """The clause arrays double when the learned clauses fill them; the deletion flags' new half must be zero (it
     was left uninitialised: a new learned clause could read as deleted, and the search then depended on whatever
     memory held, not on the seed alone)."""
-    from gpu_sa.exact.sudoku.clauses import _more_clauses
+    from gpu_sa.exact.sudoku.clause_store import _more_clauses
 
     size = 4096
     for _ in range(8):
@@ -439,7 +439,7 @@ def test_racing_searches_answer_as_the_one_that_decides_within_the_fewest_ticks(
     from conftest import ROOT
     from gpu_sa import rng
     from gpu_sa.exact.sudoku.board import tables
-    from gpu_sa.exact.sudoku.clauses import race
+    from gpu_sa.exact.sudoku.clause_search import race
 
     puzzle, cand = _root(ROOT / "bench" / "data" / "sudoku36_45" / f"inst36x36_45_{index}.txt", 6)
     alone = [_alone(cand, 6, search) for search in range(3)]
@@ -462,7 +462,8 @@ def test_racing_searches_keep_counts_and_proofs_exact():
     a proof; the first solution valid."""
     from gpu_sa import rng
     from gpu_sa.exact.sudoku.board import tables
-    from gpu_sa.exact.sudoku.clauses import COMPLETE, race
+    from gpu_sa.exact.sudoku.clause_search import race
+    from gpu_sa.exact.sudoku.clauses import COMPLETE
     from gpu_sa.exact.sudoku.consistency import strengthened
 
     puzzle = parse((DATA / "seed_puzzles.txt").read_text())[1]
@@ -514,9 +515,9 @@ def test_a_race_stops_on_its_time_limit_and_on_a_stop_request():
 
 def test_a_failing_search_in_a_race_is_raised_and_stops_the_others(monkeypatch):
     from conftest import ROOT
-    from gpu_sa.exact.sudoku import clauses
+    from gpu_sa.exact.sudoku import clause_search
 
-    original = clauses.cdcl
+    original = clause_search.cdcl
 
     def failing(cand, units, limit, max_nodes, flag, noise, masks, features, published):
         if noise is failing.second:
@@ -529,10 +530,10 @@ def test_a_failing_search_in_a_race_is_raised_and_stops_the_others(monkeypatch):
             failing.second = made
         return made
 
-    real_noise = clauses.noise
+    real_noise = clause_search.noise
     failing.second = None
-    monkeypatch.setattr(clauses, "cdcl", failing)
-    monkeypatch.setattr(clauses, "noise", noises)
+    monkeypatch.setattr(clause_search, "cdcl", failing)
+    monkeypatch.setattr(clause_search, "noise", noises)
     path = ROOT / "bench" / "data" / "sudoku49_50" / "inst49x49_50_1.txt"
     puzzle = parse(path.read_text(), path.name)[0]
     with pytest.raises(MemoryError, match="no room"):
@@ -567,7 +568,7 @@ def test_a_reduction_moves_the_kept_learned_clauses_over_the_deleted_ones():
     """``_reduce`` deletes the half of the learned clauses that span the most levels (not a reason on the trail), then
     moves the kept ones' literals down, each intact and in order: without it the literals grew by some 15 MB a
     second at 49x49 (a minute's search held a gigabyte)."""
-    from gpu_sa.exact.sudoku.clauses import _reduce
+    from gpu_sa.exact.sudoku.clause_store import _reduce
 
     original_literals = [[0, 2], [4, 6, 8]]
     learned = [[1, 3, 5], [7, 9], [11, 13, 15, 17], [19, 21], [23, 25, 27], [29, 31]]

@@ -21,9 +21,9 @@ no (further) solution. Each solution found is recorded and excluded by a clause 
 decisions), so counting up to ``limit`` is exact. The seed only breaks the initial ties of the activity order
 (Philox, stream ``TAG_CLAUSES``): the answer is a function of the seed.
 
-Literals: 2 x variable + (1 for the negation). A learned clause's literals are a slice of ``lits``; its first
-two are the watched ones; each watch is a node of a linked list per literal (``head``, ``nxt``; node 2c + k
-watches literal k of clause c).
+Literals: 2 x variable + (1 for the negation). The learned clauses' arrays (a slice of ``lits`` each, two
+watched literals, linked watch lists) and their reduction are ``clause_store``'s; running one search or several
+racing, ``clause_search``'s.
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ import numpy as np
 
 from ...jit import njit
 from .board import ONE, ZERO, _bit_index, _is_single
+from .clause_store import _add, _grow_zeroed, _reduce
 from .implicit import NO_REASON, UNSET, _assign, _literals, _restore, _var, layout, level_zero
 from .ordering import _philox
 from .vivify import FIELDS, IMPLIED, KEPT, SATISFIED, next_clause, start_round, step
@@ -57,15 +58,6 @@ ACTIVITY_LIMIT = 1e100
 # array passed (an atomic operation each), and those took a third of the search's time at 49x49. Inlining them
 # (``inline="always"``) keeps the counting in the caller. bench/RESULTS.md, twelfth session.
 _helper = njit(cache=True, nogil=True, _nrt=False)
-
-
-@njit(cache=True, nogil=True)
-def _grow(array, need):
-    if need <= array.shape[0]:
-        return array
-    bigger = np.empty(max(need, 2 * array.shape[0]), dtype=array.dtype)
-    bigger[:array.shape[0]] = array
-    return bigger
 
 
 @_helper
@@ -630,83 +622,6 @@ def _implied(var, abstract, seen, level, reason, stack, marked, cleared, literal
     return True, cleared
 
 
-@njit(cache=True, nogil=True)
-def _add(learnt, size, levels, count, cstart, clen, nxt, lbd, deleted, lits, used, head):
-    """Clause ``count``: ``learnt[:size]``, its first two literals watched. Returns the arrays (grown if need be)
-    and the literals used."""
-    if count == cstart.shape[0]:
-        cstart, clen, nxt, lbd, deleted = _more_clauses(cstart, clen, nxt, lbd, deleted)
-    lits = _grow(lits, used + size)
-    cstart[count] = used
-    clen[count] = size
-    lbd[count] = levels
-    lits[used:used + size] = learnt[:size]
-    for k in range(2):
-        node = 2 * count + k
-        nxt[node] = head[learnt[k]]
-        head[learnt[k]] = node
-    return cstart, clen, nxt, lbd, deleted, lits, used + size
-
-
-@njit(cache=True, nogil=True)
-def _grow_zeroed(array, need):
-    """``_grow`` with the new entries zero: for flags that nothing writes before they are read."""
-    old = array.shape[0]
-    bigger = _grow(array, need)
-    bigger[old:] = 0
-    return bigger
-
-
-@njit(cache=True, nogil=True)
-def _more_clauses(cstart, clen, nxt, lbd, deleted):
-    grown = 2 * cstart.shape[0]
-    more = np.full(2 * grown, -1, dtype=np.int64)
-    more[:nxt.shape[0]] = nxt
-    # zeroed, not _grow's uninitialised tail: _add does not write a clause's flag, so a new clause read whatever
-    # memory held (a learned clause dropped at random: the search was not a function of the seed once it grew)
-    return _grow(cstart, grown), _grow(clen, grown), more, _grow(lbd, grown), _grow_zeroed(deleted, grown)
-
-
-@njit(cache=True, nogil=True)
-def _reduce(lbd, deleted, original, count, reason, cstart, clen, lits, used):
-    """Delete the half of the learned clauses (those from ``original`` on, not yet deleted, with more than
-    two levels) that span the most decision levels (LBD, Audemard & Simon 2009); the oldest first among equals.
-    A clause that is the reason of a literal on the trail stays (analysis reads it; the literal it implied is
-    one of its two watched ones). Then the learned clauses kept are moved down over the deleted ones' literals
-    (in order, each clause's literals in order: the search is the same), so that the literals in use stay about
-    what the kept clauses hold; without it they grew by some 15 MB a second at 49x49. Returns the literals used."""
-    candidates = np.empty(count - original, dtype=np.int64)
-    size = 0
-    for c in range(original, count):
-        if deleted[c]:
-            continue
-        locked = reason[lits[cstart[c]] >> 1] == c or reason[lits[cstart[c] + 1] >> 1] == c
-        if lbd[c] > 2 and not locked:
-            candidates[size] = c
-            size += 1
-    keys = np.empty(size, dtype=np.int64)
-    for j in range(size):
-        keys[j] = -lbd[candidates[j]] * (count + 1) + candidates[j]
-    order = np.argsort(keys)
-    for j in range(size // 2):
-        deleted[candidates[order[j]]] = 1
-    if original == count:
-        return used
-    # the learned clauses' literals follow those of the clauses before ``original``, clause after clause: move the
-    # kept ones down
-    end = cstart[original]
-    for c in range(original, count):
-        if deleted[c]:
-            continue
-        start = cstart[c]
-        if start != end:
-            for i in range(clen[c]):
-                lits[end + i] = lits[start + i]
-            cstart[c] = end
-        end += clen[c]
-    return end
-
-
 @_helper
 def _undo(trail, keep, size_trail, phase, assign, reason, heap, where, activity, heap_size, var_cell, var_digit, alive,
           places, cell_unit, cell_pos, side):
@@ -752,102 +667,3 @@ def _luby(i):
 
 
 CLAUSES = 64  # a feature bit (with consistency's, learning's and ordering's): this search instead of the restarts
-
-
-def race(cand, units, limit, max_nodes, halt, key0, key1, features, searches, masks):
-    """``cdcl``'s answer (found, decisions, conflicts, restarts, outcome, ticks) for ``searches`` searches from the
-    same root, search k starting from the activities ``noise(..., search=k)``, each on a thread of its own; the
-    winner's first solution goes to ``masks``.
-
-    The answer is that of the search that decides (a count it has finished, or a proof of none) within the fewest
-    ticks (the work counted by ``cdcl``: candidates struck, watch nodes visited and literals scanned, which track its
-    time), the lower number among equals: a function of the seed and ``searches``, not of timing. A search still
-    running once its published ticks pass the best answer's can only decide later, and is stopped; until then it
-    runs on, the price of that determinism. ``halt[0]`` stops them all (outcome STOPPED); with no answer and no stop,
-    NODE_LIMIT (``max_nodes`` decisions in each). Without an answer the counts are search 0's."""
-    import threading
-
-    count = cand.shape[0] * units.shape[1]
-    flags = [np.zeros(1, dtype=np.uint8) for _ in range(searches)]
-    published = [np.zeros(3, dtype=np.int64) for _ in range(searches)]  # decisions, 0, ticks (``cdcl``)
-    found_masks = [np.zeros(cand.shape[0], dtype=np.uint64) for _ in range(searches)]
-    results = [None] * searches
-    failures = []
-    changed = threading.Event()
-
-    def one(k):
-        try:
-            results[k] = cdcl(cand, units, limit, max_nodes, flags[k], noise(count, key0, key1, k), found_masks[k],
-                              features, published[k])
-        except BaseException as error:  # raised again on the calling thread
-            failures.append(error)
-            for each in flags:
-                each[0] = 1
-        finally:
-            changed.set()
-
-    def winner():  # (ticks, search) of the best answer so far
-        return min(((r[5], k) for k, r in enumerate(results) if r is not None and r[4] == COMPLETE), default=None)
-
-    threads = [threading.Thread(target=one, args=(k,), name=f"gpu-sa-cdcl-{k}", daemon=True) for k in range(searches)]
-    for thread in threads:
-        thread.start()
-    while any(thread.is_alive() for thread in threads):
-        changed.wait(0.002)
-        changed.clear()
-        if halt[0]:
-            for each in flags:
-                each[0] = 1
-        best = winner()
-        if best is not None:
-            for k in range(searches):  # its ticks at the end will be at least those published
-                if results[k] is None and (published[k][2], k) > best:
-                    flags[k][0] = 1
-    for thread in threads:
-        thread.join()
-    if failures:
-        raise failures[0]
-    best = winner()
-    if best is None:
-        return results[0][:4] + (STOPPED if halt[0] else NODE_LIMIT, results[0][5])
-    masks[:] = found_masks[best[1]]
-    return results[best[1]]
-
-
-def learned_search(cand, order, limit, max_nodes, seed, time_limit, flag, features, watched, published=None,
-                   searches=1):
-    """``count_solutions``' answer by CDCL: the root strengthened by ``features``' propagation, then ``cdcl``
-    on a worker thread (``watched``: ``restarts._watched``, so that a stop or the time limit is heard), which
-    publishes its decisions in ``published`` (int64[2], see ``cdcl``) when given; with ``searches`` > 1 (and no
-    ``published``), that many searches racing (``race``), ``max_nodes`` the decisions of each.
-    ``nodes`` are decisions; ``restarts`` the CDCL's restarts + 1. It does not resume: a later call with
-    ``first_restart`` starts again (``resume_at`` stays 0)."""
-    import time
-
-    from ... import rng
-    from .backtracking import ExactResult
-    from .board import _digits, tables
-    from .consistency import strengthened
-
-    peers, units, cell_units, full = tables(order)
-    cand = cand.copy()
-    key0, key1 = rng.split_seed(seed)
-    start = time.perf_counter()
-    answer = []
-    masks = np.zeros(cand.shape[0], dtype=np.uint64)
-
-    def work(halt):
-        if not strengthened(cand, peers, units, cell_units, full, features & ~CLAUSES, halt):
-            answer.extend((0, 0, 0, 0, COMPLETE))
-        elif not halt[0] and searches > 1:
-            answer.extend(race(cand, units, limit, max_nodes, halt, key0, key1, features, searches, masks))
-        elif not halt[0]:
-            answer.extend(cdcl(cand, units, limit, max_nodes, halt, noise(cand.shape[0] * units.shape[1], key0, key1),
-                               masks, features, np.zeros(2, np.int64) if published is None else published))
-
-    stopped, timed_out = watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit)
-    found, decisions, conflicts, restarts, outcome = answer[:5] if answer else (0, 0, 0, 0, STOPPED)
-    return ExactResult(solutions=int(found), solution=_digits(masks) if found else None, nodes=int(decisions),
-                       seconds=time.perf_counter() - start, gave_up=outcome != COMPLETE,
-                       interrupted=outcome == STOPPED and not timed_out, timed_out=outcome == STOPPED and timed_out,
-                       restarts=int(restarts) + 1, final_nodes=int(decisions), seed=seed)

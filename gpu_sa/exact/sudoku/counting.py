@@ -14,8 +14,9 @@ from .bitboard import PEERS, search9, search_batch9
 from .board import (ZERO, ZERO32, _check_counts, _check_digits, _check_givens, _digits, initial_candidates,
                     tables)
 from .propagation import Propagation, propagate
-from .clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, NO_VIVIFY, SAVED_PHASES, SHORT_RESTARTS,
-                      cdcl, learned_search, noise)
+from .clause_search import learned_search
+from .clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, NO_VIVIFY, SAVED_PHASES, SHORT_RESTARTS, cdcl,
+                      noise)
 from .consistency import ALLDIFF, BOX_LINE, PROBE, strengthened
 from .learning import PHASE, WDEG, initial_weights
 from .ordering import DUAL
@@ -42,7 +43,7 @@ def default_features(order: int) -> int:
     return DEFAULT_FEATURES.get(order, DEFAULT_LARGE)
 
 
-# clause learning's searches racing (``clauses.race``): a constant, not the cores, so that the answer is the same
+# clause learning's searches racing (``clause_search.race``): a constant, not the cores, so that the answer is the same
 # on every machine; one, so that ``auto``'s chains keep the other cores (bench/RESULTS.md, ninth session)
 DEFAULT_SEARCHES = 1
 MAX_SEARCHES = 64  # each holds its own clauses (at 49x49 about 2 MB more a second of search: README, "Limits")
@@ -136,9 +137,9 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     made so far (this call's, ``nodes``), written every 64 while it runs, for a thread beside it (``auto``'s chains
     beside the search, ``gpu_sa.portfolio``); ``published[1]`` is the search's own (its branches before the CDCL).
     ``searches`` (the clause-learning search only; default ``DEFAULT_SEARCHES``, one): that many CDCL searches
-    from different activity orders race, each on a thread of its own (``clauses.race``); the answer is the one that
-    decides within the fewest ticks (work counted, not timed), so it depends on the seed and ``searches``, not on
-    timing; ``max_nodes`` then bounds each search's decisions. Not with ``published``.
+    from different activity orders race, each on a thread of its own (``clause_search.race``); the answer is the
+    one that decides within the fewest ticks (work counted, not timed), so it depends on the seed and ``searches``,
+    not on timing; ``max_nodes`` then bounds each search's decisions. Not with ``published``.
     """
     givens = _check_givens(givens, order)
     _check_counts(limit, max_nodes)
@@ -188,8 +189,8 @@ def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit,
                      features, published=None, searches=1) -> ExactResult:
     """CLAUSES: first the seed's deterministic search with a budget of one whole descent (the empty cells +
     ``base_nodes``): a puzzle it fills without backtracking, an empty grid of any order among them, is answered
-    there without starting the CDCL; if it does not decide, the CDCL search (``clauses.learned_search``) with what is
-    left of the budgets, or the restarts on a nearly empty grid (``CNF_LITERALS_LIMIT``). A later call
+    there without starting the CDCL; if it does not decide, the CDCL search (``clause_search.learned_search``) with
+    what is left of the budgets, or the restarts on a nearly empty grid (``CNF_LITERALS_LIMIT``). A later call
     with ``first_restart`` >= 1 (``resume_at`` of a call that gave up) skips the descent; the CDCL search starts
     again from its root."""
     start = time.perf_counter()
