@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from conftest import DATA, run_cli
+from conftest import DATA, ROOT, run_cli
 from gpu_sa.exact import sudoku as exact
 from gpu_sa.puzzles.sudoku import parse
 from gpu_sa.puzzles.sudoku.formats import write
@@ -143,6 +143,37 @@ def test_exact_command_seed_numbers_format_and_exit_codes(tmp_path):
     assert done.returncode == 0 and "at least 3 solutions" in done.stdout
     done = run_cli("exact", "-", stdin="12" + "." * 78 + "\n")
     assert done.returncode == 2 and "wrong length 80" in done.stderr
+
+
+def test_a_search_that_gives_up_says_what_stopped_it_and_points_to_the_local_search(cli):
+    """The node limit and the time limit each named once in the verdict (it used to read "gave up after N nodes ...
+    (N nodes, ...)"), and, for a Sudoku left without a solution, one note on stderr that ``solve`` looks for one
+    by local search; not with --quiet, not when a solution was found."""
+    hard = write(parse((DATA / "sudoku_samples.txt").read_text())[25].givens, 3, "line") + "\n"
+    status, out, err = cli("exact", "-", "--max-nodes", "3", stdin=hard)
+    assert status == 1 and "gave up at the node limit (--max-nodes) with 0 solutions found (3 nodes, " in out
+    assert err.count("gpu-sa: note: the complete search gave up on <stdin>:1 without a solution; 'gpu-sa solve' ") == 1
+    status, out, err = cli("exact", "-", "--max-nodes", "3", "--quiet", stdin=hard + hard)
+    assert status == 1 and out.count("gave up at the node limit") == 2 and err == ""
+    status, out, err = cli("exact", "-", "--max-nodes", "3", stdin=hard + hard)
+    assert "gave up on 2 puzzles without a solution" in err
+    status, out, err = cli("exact", "-", "--count-limit", "3", "--max-nodes", "47", stdin="." * 81 + "\n")
+    assert status == 0 and "gave up at the node limit (--max-nodes) with 1 solution found" in out and "note" not in err
+    large = (ROOT / "bench" / "data" / "sudoku49_50" / "inst49x49_50_0.txt").read_text()
+    status, out, err = cli("exact", "-", "--time-limit", "0.3", "--quiet", stdin=large)
+    assert status == 1 and "gave up at the time limit with 0 solutions found (" in out
+
+
+def test_the_verdict_of_an_integer_program_that_gave_up(monkeypatch):
+    """An integer program reports no nodes and no stop of its own: the time limit, or a stop request when one came."""
+    from gpu_sa import stop
+    from gpu_sa.apps.solve import _gave_up
+    from gpu_sa.puzzles.ilp import ExactAnswer
+
+    answer = ExactAnswer(solutions=0, solution=None, seconds=1.0, gave_up=True)
+    assert _gave_up(answer) == "gave up at the time limit"
+    monkeypatch.setattr(stop, "requested", lambda: True)
+    assert _gave_up(answer) == "stopped"
 
 
 def test_solve_reports_no_solution_without_annealing():

@@ -7,7 +7,6 @@ chain indices of the random streams, is one line, not a MemoryError.
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
@@ -367,6 +366,18 @@ def print_rounds(puzzle, *, as_json: bool) -> None:
             ending.emit(f"{puzzle.label}: round {step.number}\n{render_round(step)}")
 
 
+def _gave_up(answer) -> str:
+    """What ended a search that did not decide: a stop request, the time limit, or the node limit (the integer
+    programs have only a time limit, and tell no stop from it)."""
+    from .. import stop
+
+    if getattr(answer, "interrupted", False) or stop.requested():
+        return "stopped"
+    if getattr(answer, "timed_out", False) or answer.nodes is None:
+        return "gave up at the time limit"
+    return "gave up at the node limit (--max-nodes)"
+
+
 def count(puzzle, *, limit: int, fmt: str | None, options: dict) -> Answer:
     """``gpu-sa exact``: solutions counted up to ``limit`` (``options``: the kind's own, by keyword)."""
     answer = puzzle.count_solutions(limit=limit, **options)
@@ -379,7 +390,7 @@ def count(puzzle, *, limit: int, fmt: str | None, options: dict) -> Answer:
     effort = (plural(answer.nodes, "node") if answer.nodes is not None
               else f"{plural(answer.rounds, 'MILP solve')}, {plural(answer.cuts, 'connectivity cut')}")
     if answer.gave_up:
-        verdict = f"gave up after {effort} with {plural(answer.solutions, 'solution')} found"
+        verdict = f"{_gave_up(answer)} with {plural(answer.solutions, 'solution')} found"
     elif answer.solutions == 0:
         verdict = "no solution"
     elif answer.solutions >= limit and limit > 1:
