@@ -1,4 +1,6 @@
 """The exact solver of seed 002: solve, count, prove; every answer checked by the validator."""
+import json
+
 import numpy as np
 import pytest
 
@@ -147,7 +149,7 @@ def test_exact_command_seed_numbers_format_and_exit_codes(tmp_path):
 
 def test_a_search_that_gives_up_says_what_stopped_it_and_points_to_the_local_search(cli):
     """The node limit and the time limit each named once in the verdict (it used to read "gave up after N nodes ...
-    (N nodes, ...)"), and, for a Sudoku left without a solution, one note on stderr that ``solve`` looks for one
+    (N nodes, ...)") and in --json (``stopped``), and, for a Sudoku left without a solution, one note on stderr that ``solve`` looks for one
     by local search; not with --quiet, not when a solution was found."""
     hard = write(parse((DATA / "sudoku_samples.txt").read_text())[25].givens, 3, "line") + "\n"
     status, out, err = cli("exact", "-", "--max-nodes", "3", stdin=hard)
@@ -162,6 +164,12 @@ def test_a_search_that_gives_up_says_what_stopped_it_and_points_to_the_local_sea
     large = (ROOT / "bench" / "data" / "sudoku49_50" / "inst49x49_50_0.txt").read_text()
     status, out, err = cli("exact", "-", "--time-limit", "0.3", "--quiet", stdin=large)
     assert status == 1 and "gave up at the time limit with 0 solutions found (" in out
+    for options, stopped in ((["--time-limit", "0.3"], "time_limit"), (["--max-nodes", "3"], "max_nodes")):
+        status, out, err = cli("exact", "-", "--json", "--quiet", *options, stdin=large)
+        record = json.loads(out)
+        assert status == 1 and record["gave_up"] and record["stopped"] == stopped
+    status, out, err = cli("exact", "-", "--json", stdin=hard)
+    assert status == 0 and "stopped" not in json.loads(out)
 
 
 def test_the_verdict_of_an_integer_program_that_gave_up(monkeypatch):
@@ -171,9 +179,9 @@ def test_the_verdict_of_an_integer_program_that_gave_up(monkeypatch):
     from gpu_sa.puzzles.ilp import ExactAnswer
 
     answer = ExactAnswer(solutions=0, solution=None, seconds=1.0, gave_up=True)
-    assert _gave_up(answer) == "gave up at the time limit"
+    assert _gave_up(answer) == "time_limit"
     monkeypatch.setattr(stop, "requested", lambda: True)
-    assert _gave_up(answer) == "stopped"
+    assert _gave_up(answer) == "interrupted"
 
 
 def test_solve_reports_no_solution_without_annealing():

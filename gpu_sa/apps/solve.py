@@ -366,16 +366,20 @@ def print_rounds(puzzle, *, as_json: bool) -> None:
             ending.emit(f"{puzzle.label}: round {step.number}\n{render_round(step)}")
 
 
+GAVE_UP = {"interrupted": "stopped", "time_limit": "gave up at the time limit",
+           "max_nodes": "gave up at the node limit (--max-nodes)"}  # what ended a search, as --json and text say it
+
+
 def _gave_up(answer) -> str:
-    """What ended a search that did not decide: a stop request, the time limit, or the node limit (the integer
-    programs have only a time limit, and tell no stop from it)."""
+    """What ended a search that did not decide (a key of GAVE_UP): a stop request, the time limit, or the node
+    limit (the integer programs have only a time limit, and tell no stop from it)."""
     from .. import stop
 
     if getattr(answer, "interrupted", False) or stop.requested():
-        return "stopped"
+        return "interrupted"
     if getattr(answer, "timed_out", False) or answer.nodes is None:
-        return "gave up at the time limit"
-    return "gave up at the node limit (--max-nodes)"
+        return "time_limit"
+    return "max_nodes"
 
 
 def count(puzzle, *, limit: int, fmt: str | None, options: dict) -> Answer:
@@ -385,12 +389,14 @@ def count(puzzle, *, limit: int, fmt: str | None, options: dict) -> Answer:
     record = {"puzzle": puzzle.label, "solutions": answer.solutions,
               "solution": puzzle.answer(answer.solution, json_fmt) if answer.solutions else None,
               "nodes": answer.nodes, "seconds": round(answer.seconds, 9), "gave_up": answer.gave_up}
+    if answer.gave_up:
+        record["stopped"] = _gave_up(answer)
     if getattr(answer, "seed", None) is not None and getattr(answer, "restarts", None) is not None:
         record.update(seed=answer.seed, restarts=answer.restarts, final_nodes=answer.final_nodes)
     effort = (plural(answer.nodes, "node") if answer.nodes is not None
               else f"{plural(answer.rounds, 'MILP solve')}, {plural(answer.cuts, 'connectivity cut')}")
     if answer.gave_up:
-        verdict = f"{_gave_up(answer)} with {plural(answer.solutions, 'solution')} found"
+        verdict = f"{GAVE_UP[record['stopped']]} with {plural(answer.solutions, 'solution')} found"
     elif answer.solutions == 0:
         verdict = "no solution"
     elif answer.solutions >= limit and limit > 1:

@@ -30,8 +30,8 @@ def options():
         Option("--time-limit", "give up on a puzzle after about this many seconds (the answer says gave_up)", SECONDS,
                metavar="SECONDS", purpose="seconds"),
         Option("--json", "one JSON object per puzzle per line: puzzle, solutions (count, capped at --count-limit), "
-               "solution (the first, as in solve --json, or null), nodes, seconds, gave_up; with --seed also restarts "
-               "and final_nodes (the deciding restart's)"),
+               "solution (the first, as in solve --json, or null), nodes, seconds, gave_up (with stopped: time_limit, "
+               "max_nodes or interrupted); with --seed also restarts and final_nodes (the deciding restart's)"),
         output_format_option("exact", "how the solution is written (default: pretty; with --json, same as the "
                              "input)."),
         QUIET,
