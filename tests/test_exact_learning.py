@@ -137,6 +137,30 @@ def test_short_restarts_run_one_at_a_time_with_the_answer_of_one_thread(monkeypa
     assert np.array_equal(two.solution, alone.solution)
 
 
+def test_a_restart_that_raises_ends_the_search_with_its_error(monkeypatch):
+    """Two threads: a restart that raises (a MemoryError, say) must not leave the other thread waiting for ever,
+    whether for the restart it learns from or for its turn to run a short restart; the error reaches the caller."""
+    search_core = restarts.search_core
+
+    def failing(*args):
+        if args[12] == 9:  # the restart's index
+            raise MemoryError("no room for the restart")
+        return search_core(*args)
+    monkeypatch.setattr(restarts, "search_core", failing)
+    for features in (0, PHASE):
+        errors = []
+
+        def search():
+            try:
+                exact.count_solutions(HARD.givens, 3, limit=2, seed=5, base_nodes=2, threads=2, features=features)
+            except MemoryError as error:
+                errors.append(error)
+        caller = threading.Thread(target=search, daemon=True)
+        caller.start()
+        caller.join(20)
+        assert not caller.is_alive() and len(errors) == 1, features
+
+
 def test_probing_and_alldifferent_prove_a_contradiction_the_rules_miss():
     """A puzzle with one wrong given that the seed's rules do not refute: the strengthened root does, or the search
     does; either way 0 solutions, proven."""

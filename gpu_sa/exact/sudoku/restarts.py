@@ -196,13 +196,14 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
         return state["weights"].copy(), state["phases"]
 
     running = [0]  # restarts claimed and not yet finished
+    failed = [False]  # a restart raised: no thread starts another (the error is raised by ``_watched``)
 
     def next_restart(halt):
         with lock:
             while True:
                 index = first_restart + len(budgets)
                 spent = sum(budgets)
-                if index > cancel[0] or halt[0] or (budgets and spent >= max_nodes):
+                if failed[0] or index > cancel[0] or halt[0] or (budgets and spent >= max_nodes):
                     return None
                 budget = min(luby(index + 1) * base_nodes, max_nodes - spent)
                 # wait while a short restart would run beside another, or a restart it learns from still runs
@@ -223,9 +224,16 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
         masks = np.zeros(cand.shape[0], dtype=np.uint64)
         before = weights.copy()
         deepest = np.zeros(cand.shape[0] if features & PHASE else 0, dtype=np.uint64)
-        found, nodes, outcome = search_core(cand, peers, units, cell_units, full, limit, budget, masks, ZERO,
-                                            halt, key0, key1, index, cancel, root is not None, features, weights,
-                                            phases, deepest)
+        try:
+            found, nodes, outcome = search_core(cand, peers, units, cell_units, full, limit, budget, masks, ZERO,
+                                                halt, key0, key1, index, cancel, root is not None, features,
+                                                weights, phases, deepest)
+        except BaseException:  # (a MemoryError, say) the threads waiting for this restart must not wait for ever
+            with lock:
+                running[0] -= 1
+                failed[0] = True
+                lock.notify_all()
+            raise
         with lock:
             results[index] = _Restart(int(found), int(nodes), int(outcome), masks, weights - before,
                                       saved_phases(deepest) if features & PHASE else base_phases)
