@@ -195,7 +195,6 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
             state["end"] = j + 1
         return state["weights"].copy(), state["phases"]
 
-    running = [0]  # restarts claimed and not yet finished
     failed = [False]  # a restart raised: no thread starts another (the error is raised by ``_watched``)
 
     def next_restart(halt):
@@ -207,15 +206,15 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
                     return None
                 budget = min(luby(index + 1) * base_nodes, max_nodes - spent)
                 # wait while a short restart would run beside another, or a restart it learns from still runs
-                if (running[0] == 0 or budget >= PARALLEL_NODES) \
+                # (the restarts claimed and not finished: those with a budget and no result yet)
+                if (len(budgets) == len(results) or budget >= PARALLEL_NODES) \
                         and (not learns or (state := learned_by(index)) is not None):
                     break
                 lock.wait(0.02)
             budgets.append(budget)
-            running[0] += 1
             if budget >= PARALLEL_NODES:
-                # the next restart may start beside this one. Only here, when a restart completes and when a
-                # thread runs out of work, are the waiting threads woken: woken at every short restart's end,
+                # the next restart may start beside this one. Only here, when a restart completes or raises and
+                # when a thread runs out of work, are the waiting threads woken: woken at every short restart's end,
                 # they cost the one that runs the restarts more than they saved (bench/RESULTS.md)
                 lock.notify_all()
             return (index, budget) + (state if learns else (NO_WEIGHTS, NO_PHASES))
@@ -230,14 +229,12 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
                                                 weights, phases, deepest)
         except BaseException:  # (a MemoryError, say) the threads waiting for this restart must not wait for ever
             with lock:
-                running[0] -= 1
                 failed[0] = True
                 lock.notify_all()
             raise
         with lock:
             results[index] = _Restart(int(found), int(nodes), int(outcome), masks, weights - before,
                                       saved_phases(deepest) if features & PHASE else base_phases)
-            running[0] -= 1
             if outcome == COMPLETE and index < cancel[0]:
                 cancel[0] = index
                 lock.notify_all()  # the restarts after it are not needed: no thread waits to run one
