@@ -166,7 +166,7 @@ def test_solution_shows_the_validated_solution(page, tmp_path):
     puzzle = gpu_sa.parse(EASY)[0]
     assert puzzle.check(np.asarray(values) - 1) == []
     assert values == (puzzle.count_solutions(limit=1).solution + 1).tolist()
-    assert text_of(page, "round-info").startswith("Exact search: unique solution")
+    assert text_of(page, "round-info").startswith("Exact search (seed 1): unique solution")
     screenshot(page, "view_solution", tmp_path)
 
 
@@ -402,7 +402,7 @@ def givens_of(text):
 
 
 def test_a_typed_puzzle_never_shows_the_previous_board(laptop, tmp_path):
-    """After Solution on one puzzle, typing another left its solution and 'Exact search: unique solution' on the
+    """After Solution on one puzzle, typing another left its solution and 'Exact search (seed 1): unique solution' on the
     page, even for givens that clash."""
     type_grid(laptop, EASY)
     click(laptop, "solve")

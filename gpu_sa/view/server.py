@@ -6,7 +6,9 @@
     POST /api/load   {text}    the first puzzle of the text and its round 0 (givens, every digit elsewhere)
     POST /api/rounds {text}    seed 002's rule rounds (gpu_sa.exact.steps), up to a fixpoint, a solved
                                grid or a contradiction
-    POST /api/solve  {text}    the exact search, counting to 2, within api.SOLVE_TIME_LIMIT seconds
+    POST /api/solve  {text, seed}
+                               the seeded exact search (seed: default api.SOLVE_SEED), counting to 2,
+                               within api.SOLVE_TIME_LIMIT seconds
     POST /api/anneal {text, move, chains, seed, time_limit}
                                a stream of JSON lines: start, progress (one per chunk), then result
                                or stopped
@@ -388,7 +390,7 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if kind == "rounds":
                 return self._json(api.rounds(body.get("text")))
-            answer = api.solve(body.get("text"), flag=work.flag)
+            answer = api.solve(body.get("text"), seed=api.solve_seed(body), flag=work.flag)
             if work.stopped:
                 answer["verdict"] = f"stopped ({work.why}) after {answer['nodes']:,} nodes"
             self._json(answer)

@@ -349,7 +349,7 @@ async function solve() {
     $("changes").replaceChildren();
     const effort = `${answer.nodes.toLocaleString("en")} branches, ${(answer.seconds * 1e3).toFixed(2)} ms`;
     if (answer.solution) renderGrid(answer.solution, "solved-exact");
-    $("round-info").textContent = `Exact search: ${answer.verdict} (${effort}).`;
+    $("round-info").textContent = `Exact search (seed ${answer.seed}): ${answer.verdict} (${effort}).`;
   } catch (error) {
     failed(error);
   }
