@@ -402,8 +402,8 @@ def givens_of(text):
 
 
 def test_a_typed_puzzle_never_shows_the_previous_board(laptop, tmp_path):
-    """After Solution on one puzzle, typing another left its solution and 'Exact search (seed 1): unique solution' on the
-    page, even for givens that clash."""
+    """After Solution on one puzzle, typing another left its solution and 'Exact search (seed 1): unique solution'
+    on the page, even for givens that clash."""
     type_grid(laptop, EASY)
     click(laptop, "solve")
     wait(laptop, lambda d: board(d)[0] == "solved-exact")
