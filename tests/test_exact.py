@@ -149,12 +149,15 @@ def test_exact_command_seed_numbers_format_and_exit_codes(tmp_path):
 
 def test_a_search_that_gives_up_says_what_stopped_it_and_points_to_the_local_search(cli):
     """The node limit and the time limit each named once in the verdict (it used to read "gave up after N nodes ...
-    (N nodes, ...)") and in --json (``stopped``), and, for a Sudoku left without a solution, one note on stderr that ``solve`` looks for one
-    by local search; not with --quiet, not when a solution was found."""
+    (N nodes, ...)") and in --json (``stopped``), and, for a Sudoku left without a solution, one note on stderr: the
+    deterministic search points to --seed 1, either search to ``solve``'s local search; not with --quiet, not when a
+    solution was found."""
     hard = write(parse((DATA / "sudoku_samples.txt").read_text())[25].givens, 3, "line") + "\n"
     status, out, err = cli("exact", "-", "--max-nodes", "3", stdin=hard)
     assert status == 1 and "gave up at the node limit (--max-nodes) with 0 solutions found (3 nodes, " in out
-    assert err.count("gpu-sa: note: the complete search gave up on <stdin>:1 without a solution; 'gpu-sa solve' ") == 1
+    assert err.count("gpu-sa: note: the deterministic search gave up on <stdin>:1 without a solution; '--seed 1' runs "
+                     "the seeded complete search (restarts, and clause learning from 25x25), which settles most grids "
+                     "this one gives up on; 'gpu-sa solve' looks for one by local search") == 1
     status, out, err = cli("exact", "-", "--max-nodes", "3", "--quiet", stdin=hard + hard)
     assert status == 1 and out.count("gave up at the node limit") == 2 and err == ""
     status, out, err = cli("exact", "-", "--max-nodes", "3", stdin=hard + hard)
@@ -164,6 +167,9 @@ def test_a_search_that_gives_up_says_what_stopped_it_and_points_to_the_local_sea
     large = (ROOT / "bench" / "data" / "sudoku49_50" / "inst49x49_50_0.txt").read_text()
     status, out, err = cli("exact", "-", "--time-limit", "0.3", "--quiet", stdin=large)
     assert status == 1 and "gave up at the time limit with 0 solutions found (" in out
+    status, out, err = cli("exact", "-", "--time-limit", "0.3", "--seed", "1", stdin=large)
+    assert status == 1 and err.count("gpu-sa: note: the seeded complete search gave up on <stdin>:1 without a "
+                                     "solution; 'gpu-sa solve' looks for one by local search") == 1
     for options, stopped in ((["--time-limit", "0.3"], "time_limit"), (["--max-nodes", "3"], "max_nodes")):
         status, out, err = cli("exact", "-", "--json", "--quiet", *options, stdin=large)
         record = json.loads(out)
