@@ -23,7 +23,7 @@ MAX_TIME_LIMIT = 3600.0
 DEFAULT_TIME_LIMIT = 60.0
 SOLVE_TIME_LIMIT = 30.0  # seconds of the page's exact search (it also stops at SOLVE_MAX_NODES)
 SOLVE_MAX_NODES = 10_000_000
-SOLVE_SEED = 1  # the page's exact search is `gpu-sa exact --seed 1`'s unless the form names another seed
+SOLVE_SEED = 1  # the page's exact search is `gpu-sa exact --seed 1`'s unless the request names another seed
 
 
 class ApiError(ValueError):
@@ -98,8 +98,8 @@ def solve(text, *, seed: int = SOLVE_SEED, flag=None, time_limit: float = SOLVE_
 
 
 def solve_seed(body: dict) -> int:
-    """The exact search's seed from the page's form (its seed field, shared with the anneal): SOLVE_SEED when
-    empty."""
+    """The exact search's seed from a request's ``seed`` (SOLVE_SEED when absent or empty: the page's Solution
+    sends none, since its seed field belongs to the anneal, whose empty seed means a random one)."""
     return _integer(body, "seed", SOLVE_SEED, 0, 2**64 - 1)
 
 
