@@ -174,7 +174,7 @@ def test_stop_ends_that_run_only_and_one_run_at_a_time():
         assert request(server, "POST", "/api/stop", {"run": run_id})[1] == {"stopping": True}
         stream.join(60)
         assert not stream.is_alive() and not server.runs
-    assert events[-1]["event"] == "stopped" and events[-1]["why"] == "stopped by the page"
+    assert events[-1]["event"] == "stopped" and events[-1]["why"] == "a Stop request"
 
 
 def test_a_run_stopped_before_its_chains_ran_ends_with_a_stopped_event(monkeypatch):

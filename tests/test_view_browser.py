@@ -232,12 +232,12 @@ def test_stop_ends_the_run_and_keeps_the_chart(page, server, tmp_path, monkeypat
     wait(page, lambda d: int(d.find_element("id", "chart").get_attribute("data-records")) >= 3)
     assert page.find_element("id", "stop").is_enabled()
     click(page, "stop")
-    wait(page, lambda d: text_of(d, "anneal-status").startswith("Stopped (stopped by the page)"))
+    wait(page, lambda d: text_of(d, "anneal-status").startswith("Stopped (a Stop request)"))
     wait(page, lambda d: d.find_element("id", "anneal").is_enabled())
     assert not server.runs
     assert answered.wait(WAIT)
     time.sleep(1.0)  # the page has had the stop's answer: what it shows stays
-    assert text_of(page, "anneal-status").startswith("Stopped (stopped by the page)")
+    assert text_of(page, "anneal-status").startswith("Stopped (a Stop request)")
     assert not page.find_element("id", "stop").is_enabled()
     screenshot(page, "view_anneal_stopped", tmp_path)
 

@@ -234,6 +234,27 @@ def test_a_search_stops_when_its_client_leaves_and_searches_are_capped():
         assert request(server, "POST", "/api/solve", {"text": EASY})[1]["verdict"] == "unique solution"
 
 
+def test_the_pages_stop_ends_a_search_of_clause_learning_within_a_second():
+    warm_the_page_search()
+    with running_server("numpy") as server:
+        answers = []
+        thread = threading.Thread(target=lambda: answers.append(request(server, "POST", "/api/solve",
+                                                                        {"text": HARD49})))
+        thread.start()
+        (run,) = search_in_flight(server, "solve")
+        time.sleep(0.5)  # past the root, into the clause learning
+        page = (("Origin", own_origin(server)), ("Sec-Fetch-Site", "same-origin"))
+        status, _, answer, _ = post(server, "/api/stop", {"run": run["run"]}, headers=page)
+        start = time.monotonic()
+        assert status == 200 and json.loads(answer) == {"stopping": True}
+        thread.join(30)
+        assert time.monotonic() - start < 1.5, "the search went on after Stop"
+        (status, answer), = answers
+        assert status == 200 and answer["gave_up"]
+        assert answer["verdict"].startswith("stopped (a Stop request) after ")
+        assert not server.runs
+
+
 def test_the_page_search_has_a_time_limit():
     warm_the_page_search()
     start = time.monotonic()
@@ -277,7 +298,7 @@ def test_the_page_sees_and_stops_anyone_elses_anneal():
         assert status == 200 and json.loads(answer) == {"stopping": True}
         thread.join(30)
         assert time.monotonic() - start < 1.5, "Stop waited for more than a chunk of about a quarter second"
-        assert events[-1] == {**events[-1], "event": "stopped", "why": "stopped by the page"}
+        assert events[-1] == {**events[-1], "event": "stopped", "why": "a Stop request"}
         assert not server.runs
 
 

@@ -285,7 +285,7 @@ class Handler(BaseHTTPRequestHandler):
                 with self.server.lock:
                     work = self.server.works.get(str(body.get("run")))
                 if work is not None:
-                    work.stop("stopped by the page")
+                    work.stop("a Stop request")
                 return self._json({"stopping": work is not None})
             raise api.ApiError(f"no such action: {self.path}", HTTPStatus.NOT_FOUND)
         except api.ApiError as error:
