@@ -22,7 +22,6 @@ import numpy as np
 from common import ROOT, environment, print_header, print_table
 
 import gpu_sa
-from gpu_sa import validate
 from gpu_sa.exact import sudoku as exact
 from gpu_sa.view import api
 
@@ -47,12 +46,8 @@ def run_one(text: str, search: str, budget: float) -> dict:
                                        time_limit=budget)
         solutions, gave_up, nodes, solution = answer.solutions, answer.gave_up, answer.nodes, answer.solution
     seconds = time.monotonic() - start
-    if solution is not None:
-        side = puzzle.side
-        givens = (np.asarray(puzzle.givens) + 1).reshape(side, side).tolist()
-        grid = (np.asarray(solution) + 1).reshape(side, side).tolist()
-        if validate.sudoku_violations(grid, givens):
-            raise SystemExit(f"view_search.py: the {search} search's solution fails the validator")
+    if solution is not None and puzzle.check(solution):
+        raise SystemExit(f"view_search.py: the {search} search's solution fails the validator")
     return {"search": search, "solutions": solutions, "settled": not gave_up, "nodes": nodes,
             "seconds": round(seconds, 3)}
 
