@@ -175,7 +175,33 @@ def main(argv=None) -> int:
     if argv is None and _work_left_running():
         ending.note_flush()
         os._exit(status)  # a stop abandoned a HiGHS solve: C++'s exit handlers would abort under its threads
+    if argv is None and not _watched():
+        _exit_now(ending, status)
     return status
+
+
+def _exit_now(ending, status: int) -> None:
+    """End the program with ``status`` now that the command is done, without the interpreter's tear-down.
+
+    Everything the command printed is flushed and its files are closed by now; what tearing down would add
+    is freeing numba's and LLVM's objects one by one (about 125,000 after a 9x9 ``exact``), 0.1-0.2 s of
+    every run (bench/RESULTS.md, thirty-ninth session). The ``atexit`` handlers still run (a Dask cluster's,
+    logging's, coverage's); threads still running have nothing left to report and end with the process."""
+    import atexit
+
+    ending.note_flush()
+    atexit._run_exitfuncs()
+    ending.note_flush()
+    os._exit(status)
+
+
+def _watched() -> bool:
+    """A profiler, tracer or debugger runs the program (``python -m cProfile -m gpu_sa``, ``pdb``): it writes
+    its report after ``main`` returns, so the interpreter ends the usual way."""
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)  # Python 3.12+: profilers and coverage register tools there
+    return monitoring is not None and any(monitoring.get_tool(tool) is not None for tool in range(6))
 
 
 def _work_left_running() -> bool:
@@ -195,6 +221,8 @@ def _run(ending, argv) -> int:
             ending.flush()
             return done.code if isinstance(done.code, int) else ending.USAGE
         _prepare(args)
+        if argv is None and getattr(args.command_module, "COMPILES", True):
+            _numba_without_its_blas_probe()
         with _compilations_announced(args, ending):
             status = args.command_module.run(args)
         ending.flush()
@@ -214,6 +242,27 @@ def _run(ending, argv) -> int:
             ending.note(f"gpu-sa: error: {error}")
             return ending.USAGE
         return ending.last_resort(error)
+
+
+def _numba_without_its_blas_probe() -> None:
+    """Load numba's array-math lowering with SciPy's linear algebra hidden, so that numba's probe for a BLAS
+    (``numba.np.arraymath._check_blas``, run when numba first sets up its CPU target: the first compilation or
+    cache load) fails at once instead of importing ``scipy.linalg``, 0.1-0.3 s of every command that runs
+    compiled code (bench/RESULTS.md, thirty-ninth session). The package's compiled code does no linear algebra
+    (no ``np.dot``, ``@`` or ``np.linalg``; numba's ``np.dot`` on floats would take its plain loop instead).
+
+    The command line's own process only: a program that imports gpu_sa keeps numba as it finds it. Nothing is
+    hidden when either module is already loaded (a HiGHS solve imports scipy.linalg; the probe is then free)."""
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    sys.modules["scipy.linalg"] = None  # `import scipy.linalg.cython_blas` now raises ImportError at once
+    try:
+        import numba.np.arraymath  # noqa: F401
+    except ImportError:  # numba itself cannot load: the command's own import says so, in one line
+        pass
+    finally:
+        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
+            del sys.modules["scipy.linalg"]
 
 
 def _compilations_announced(args, ending):

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -267,3 +268,43 @@ def test_a_signal_during_a_blocked_write_keeps_the_whole_line():
         assert lines[-1] == "" and len(lines) > 2
         for k, line in enumerate(lines[:-1]):
             assert line == str(k) + "x" * 5000, f"line {k} cut at {len(line)} characters"
+
+
+# The program ends at once when its command is done (gpu_sa.cli._exit_now): its atexit handlers run, the
+# interpreter's tear-down does not (a module global's __del__ would print), and numba loaded its array math with
+# SciPy's linear algebra hidden (gpu_sa.cli._numba_without_its_blas_probe).
+AS_THE_PROGRAM = """
+import atexit, sys
+class Witness:
+    def __del__(self):
+        sys.stderr.write("torn down\\n")
+witness = Witness()
+atexit.register(lambda: sys.stderr.write(f"atexit: scipy.linalg {'scipy.linalg' in sys.modules}\\n"))
+from gpu_sa import cli
+sys.exit(cli.main())
+"""
+
+
+@pytest.mark.parametrize("puzzle, status", [(SUDOKU_4, 0), ("12........3...4.", 1)])
+def test_the_program_ends_without_the_interpreters_tear_down_or_scipy(search_in_the_cache, cli, puzzle, status):
+    done = subprocess.run([sys.executable, "-c", AS_THE_PROGRAM, "exact", "-", "--quiet", "--json"], input=puzzle,
+                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT,
+                          timeout=300)
+    assert done.stderr.splitlines() == ["atexit: scipy.linalg False"]
+    in_process = cli("exact", "-", "--quiet", "--json", stdin=puzzle)
+    assert done.returncode == in_process[0] == status
+    record, expected = json.loads(done.stdout), json.loads(in_process[1])
+    assert {key: record[key] for key in record if key != "seconds"} == \
+        {key: expected[key] for key in expected if key != "seconds"}
+
+
+def test_a_profiler_still_writes_its_report(search_in_the_cache, tmp_path):
+    import pstats
+
+    report = tmp_path / "exact.prof"
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(report), "-m", "gpu_sa", "exact", "-",
+                           "--quiet"], input=SUDOKU_4, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT, timeout=300)
+    assert done.returncode == 0 and "at least 2 solutions" in done.stdout, done.stderr
+    functions = {(Path(path).name, name) for path, _, name in pstats.Stats(str(report)).stats}
+    assert ("cli.py", "main") in functions
