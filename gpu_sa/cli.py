@@ -172,26 +172,27 @@ def main(argv=None) -> int:
         return ending.IOERR
     with ending.handling(keep=argv is None):
         status = _run(ending, argv)
-    if argv is None and _work_left_running():
-        ending.note_flush()
-        os._exit(status)  # a stop abandoned a HiGHS solve: C++'s exit handlers would abort under its threads
-    if argv is None and not _watched():
-        _exit_now(ending, status)
+    if argv is None:
+        abandoned = _work_left_running()
+        if abandoned or not _watched():
+            _exit_now(ending, status, run_atexit=not abandoned)
     return status
 
 
-def _exit_now(ending, status: int) -> None:
+def _exit_now(ending, status: int, run_atexit: bool) -> None:
     """End the program with ``status`` now that the command is done, without the interpreter's tear-down.
 
     Everything the command printed is flushed and its files are closed by now; what tearing down would add
     is freeing numba's and LLVM's objects one by one (about 125,000 after a 9x9 ``exact``), 0.1-0.2 s of
-    every run (bench/RESULTS.md, thirty-ninth session). The ``atexit`` handlers still run (a Dask cluster's,
-    logging's, coverage's); threads still running have nothing left to report and end with the process."""
+    every run (bench/RESULTS.md, thirty-ninth session). The ``atexit`` handlers run (a Dask cluster's,
+    logging's, coverage's) unless a stop abandoned a HiGHS solve: then neither they nor C++'s exit handlers,
+    which would abort under its threads. Threads still running have nothing left to report."""
     import atexit
 
     ending.note_flush()
-    atexit._run_exitfuncs()
-    ending.note_flush()
+    if run_atexit:
+        atexit._run_exitfuncs()
+        ending.note_flush()
     os._exit(status)
 
 
@@ -261,7 +262,7 @@ def _numba_without_its_blas_probe() -> None:
     except ImportError:  # numba itself cannot load: the command's own import says so, in one line
         pass
     finally:
-        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
+        if sys.modules.get("scipy.linalg", "loaded since") is None:
             del sys.modules["scipy.linalg"]
 
 
