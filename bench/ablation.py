@@ -3,7 +3,7 @@
     python bench/ablation.py [--seed 1] [--only TEXT] > ablation.jsonl
 
 Every configuration of ``CONFIGS`` (``count_solutions(features=F, base_nodes=B)``: the restarts as they were,
-each switch of ``gpu_sa.exact.sudoku`` alone, the clause-learning search with each of its heuristics taken out,
+each switch of ``gpu_sa.puzzles.sudoku.exact`` alone, the clause-learning search with each of its heuristics taken out,
 and each order's default) on the 20 Lloyd & Amos 25x25 instances at 45 % (20 s each), the 36x36 instances #0-#4
 at 45 % (``bench/data/sudoku36_45``, 15 s each) and the 49x49 #0-#4 at 40 % (``bench/data/sudoku49_40``, 15 s
 each); per configuration and set: solved (validated), median and max seconds (a miss counts as slower than the
@@ -18,12 +18,12 @@ import statistics
 
 from common import ROOT, SHARED_DATA
 
-from gpu_sa.exact import sudoku as exact
-from gpu_sa.exact.sudoku.clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, NO_VIVIFY, SAVED_PHASES,
+from gpu_sa.puzzles.sudoku import exact
+from gpu_sa.puzzles.sudoku.exact.clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, NO_VIVIFY, SAVED_PHASES,
                                          SHORT_RESTARTS)
-from gpu_sa.exact.sudoku.consistency import ALLDIFF, BOX_LINE, PROBE
-from gpu_sa.exact.sudoku.learning import PHASE, WDEG
-from gpu_sa.exact.sudoku.ordering import DUAL
+from gpu_sa.puzzles.sudoku.exact.consistency import ALLDIFF, BOX_LINE, PROBE
+from gpu_sa.puzzles.sudoku.exact.learning import PHASE, WDEG
+from gpu_sa.puzzles.sudoku.exact.ordering import DUAL
 from gpu_sa.puzzles.sudoku import parse
 
 CONFIGS = [("restarts (the search before, base 256)", 0, 256), ("restarts, base 4096", 0, 4096),

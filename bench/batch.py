@@ -19,7 +19,7 @@ numba's cached setup included in the wall time):
 The anneal modes get ``--seed S --backend B --time-limit T`` (T per puzzle). ``--no-propagate`` keeps
 propagation out of the batch/one ratio, so that it measures the batching (issue 15).
 
-Every solution printed is checked by the independent validator (``gpu_sa.validate.sudoku_violations``:
+Every solution printed is checked by the independent validator (``gpu_sa.puzzles.sudoku.validate``:
 givens kept, every rule satisfied); a solution that fails counts as unsolved. ``puzzles/s`` = puzzles
 solved and valid / wall seconds of the process. The ratio column divides by ``one`` in the same run.
 """
@@ -36,7 +36,7 @@ from pathlib import Path
 import large
 from common import ROOT, SHARED_DATA, environment, print_header, print_table
 
-from gpu_sa.validate import sudoku_violations
+from gpu_sa.puzzles.sudoku.validate import sudoku_violations
 
 SETS = ("17clue", "top1465", "16x16")
 MODES = ("batch", "one", "exact", "default")

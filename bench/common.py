@@ -25,7 +25,8 @@ def environment() -> dict:
     import numba
     import numpy
 
-    from gpu_sa import __version__, backends
+    from gpu_sa import __version__
+    from gpu_sa.engine import backends
 
     info = {"commit": checkout_commit(),
             "gpu_sa": __version__, "python": platform.python_version(), "numpy": numpy.__version__,

@@ -29,7 +29,7 @@ import time
 
 from common import ROOT, environment, print_header, print_table
 
-from gpu_sa import runner
+from gpu_sa.engine import runner
 from gpu_sa.apps import distributed as dist
 from gpu_sa.puzzles.sudoku import parse
 

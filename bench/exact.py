@@ -48,9 +48,9 @@ import numpy as np
 import python_exact
 from common import ROOT, SHARED_DATA, environment, print_header, print_table
 
-from gpu_sa.exact import sudoku as exact
-from gpu_sa.exact.sudoku import bitboard
-from gpu_sa.exact.sudoku.consistency import BOX_LINE
+from gpu_sa.puzzles.sudoku import exact
+from gpu_sa.puzzles.sudoku.exact import bitboard
+from gpu_sa.puzzles.sudoku.exact.consistency import BOX_LINE
 from gpu_sa.puzzles.sudoku import parse
 
 

@@ -2,10 +2,10 @@
 
     python3 bench/exact_oracle.py --seconds 600 --orders 2,3 --seed 1
 
-tests/test_exact_oracle.py checks a fixed set of cases; this draws new ones without end: a random valid grid
+tests/puzzles/sudoku/exact/test_oracle.py checks a fixed set of cases; this draws new ones without end: a random valid grid
 (the pattern grid under random symmetries), a random share of its cells emptied, then in some puzzles a given
 changed or a given added (most of those have no solution). Each puzzle is counted to a random limit (1, 2, 3 or 7)
-by ``cpu_ref.sudoku_count`` and by two deterministic and five seeded searches drawn from the product's feature
+by ``cpu_ref.sudoku.count`` and by two deterministic and five seeded searches drawn from the product's feature
 sets, with random Luby bases (1 and 3 below 25x25 only) and one or two racing CDCL searches. A failure is a count
 that differs from the independent one (where it finished within its branch cap), two searches that disagree, or a
 solution the validator rejects; failing puzzles go to ``--failures`` (JSON). Prints the environment header, one
@@ -23,13 +23,13 @@ import numpy as np
 from common import ROOT, environment, print_header, print_table
 
 sys.path.insert(0, str(ROOT))
-from cpu_ref.sudoku_count import count_solutions as independent_count  # noqa: E402
-from gpu_sa.exact.sudoku import count_solutions  # noqa: E402
-from gpu_sa.exact.sudoku.clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, NO_VIVIFY,  # noqa: E402
+from cpu_ref.sudoku.count import count_solutions as independent_count  # noqa: E402
+from gpu_sa.puzzles.sudoku.exact import count_solutions  # noqa: E402
+from gpu_sa.puzzles.sudoku.exact.clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, NO_VIVIFY,  # noqa: E402
                                          SAVED_PHASES, SHORT_RESTARTS)
-from gpu_sa.exact.sudoku.consistency import ALLDIFF, BOX_LINE, PROBE  # noqa: E402
-from gpu_sa.exact.sudoku.learning import PHASE, WDEG  # noqa: E402
-from gpu_sa.exact.sudoku.ordering import DUAL  # noqa: E402
+from gpu_sa.puzzles.sudoku.exact.consistency import ALLDIFF, BOX_LINE, PROBE  # noqa: E402
+from gpu_sa.puzzles.sudoku.exact.learning import PHASE, WDEG  # noqa: E402
+from gpu_sa.puzzles.sudoku.exact.ordering import DUAL  # noqa: E402
 from gpu_sa.puzzles.sudoku import parse  # noqa: E402
 from gpu_sa.puzzles.sudoku.formats import write  # noqa: E402
 
@@ -103,7 +103,7 @@ def main() -> int:
     orders = [int(order) if order.strip().isdigit() else 0 for order in args.orders.split(",")]
     if any(order not in EMPTIED for order in orders):
         parser.error(f"--orders: each of {sorted(EMPTIED)}")
-    print_header("the complete search's counts against cpu_ref.sudoku_count",
+    print_header("the complete search's counts against cpu_ref.sudoku.count",
                  {**environment(), "seconds": args.seconds, "orders": args.orders, "seed": args.seed})
     rng = np.random.default_rng(args.seed)
     rows = {order: {"puzzles": 0, "checked": 0, "searches": 0, "gave up": 0, "counts": {}} for order in orders}

@@ -1,4 +1,4 @@
-"""The command-line fuzz test (tests/test_fuzz.py) with many more examples: cases tried, failures.
+"""The command-line fuzz test (tests/cli/test_fuzz.py) with many more examples: cases tried, failures.
 
     python3 bench/fuzz.py --examples 500 --signals 20
 
@@ -48,7 +48,7 @@ def main() -> int:
     args = parser.parse_args()
     os.environ["GPU_SA_FUZZ_EXAMPLES"] = str(args.examples)
     os.environ["GPU_SA_FUZZ_SIGNALS"] = str(args.signals)
-    print_header("gpu-sa command-line fuzzing (tests/test_fuzz.py)", {**environment(), "examples": args.examples,
+    print_header("gpu-sa command-line fuzzing (tests/cli/test_fuzz.py)", {**environment(), "examples": args.examples,
                                                                      "signal examples": args.signals})
     counter = _Count()
     status = pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:warnings", str(ROOT / "tests" / "test_fuzz.py"),

@@ -26,10 +26,10 @@ import time
 import numpy as np
 from common import environment, print_header, print_table
 
-from gpu_sa.exact import sudoku as exact
-from gpu_sa import backends
-from gpu_sa import generate
-from gpu_sa.validate import sudoku_violations
+from gpu_sa.puzzles.sudoku import exact
+from gpu_sa.engine import backends
+from gpu_sa.puzzles.sudoku import generate
+from gpu_sa.puzzles.sudoku.validate import sudoku_violations
 
 
 def valid(grid):
@@ -41,8 +41,8 @@ def per_order(orders, budget, info, as_json):
     """Grids per second of each method at each order within ``budget`` seconds (the stop flag ends a run)."""
     import threading
 
-    from gpu_sa import stop
-    from gpu_sa.validate import sudoku_violations as violations
+    from gpu_sa.engine import stop
+    from gpu_sa.puzzles.sudoku.validate import sudoku_violations as violations
 
     print_header(f"grid generation per order, {budget:g} s per method and order", info)
     rows = []

@@ -479,7 +479,7 @@ def print_environment():
                   if (d.metadata["Name"] or "").lower().startswith("cupy"))
     info["cupy"] = ", ".join(cupy) or "absent"
     info["real_gpu"] = False
-    from gpu_sa import backends
+    from gpu_sa.engine import backends
 
     usable, simulated, why = backends.cuda_status()
     # an NVIDIA driver here, the simulator not asked for, and still no usable GPU: a failure, not "no GPU"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from common import SHARED_DATA, environment, print_header, print_table
 
-from gpu_sa import runner
+from gpu_sa.engine import runner
 from gpu_sa.puzzles import hashi
 
 PUBLISHED_MEAN = {100: 0.01, 200: 0.04, 300: 0.12, 400: 1.48}

@@ -42,7 +42,7 @@ ours, about a millisecond for a native peer), and ``solve``, the method's own re
 (``seconds`` of our JSON: annealing or search, compile excluded; each peer's as bench/peers.py reads it:
 the ant colony's Solve() call, CaDiCaL's real time less its parsing, CP-SAT's wall time). An instance
 counts as solved only if the method says so within the budget on its own clock AND the independent
-validator (``gpu_sa.validate.sudoku_violations``: every given kept, every rule satisfied) accepts the grid
+validator (``gpu_sa.puzzles.sudoku.validate``: every given kept, every rule satisfied) accepts the grid
 it printed; a claimed solution that fails validation is reported as ``invalid`` and counts as a
 failure. A process still running at BUDGET + ``--grace`` wall seconds is killed (``killed``).
 Medians and maxima are over all instances of a cell, a failure counting as slower than the budget
@@ -89,7 +89,7 @@ from pathlib import Path
 from common import ROOT, SHARED_DATA, checkout_commit, environment, print_header, print_table
 from peers import PEERS, Claim, _grid, default_paths
 
-from gpu_sa.validate import sudoku_violations
+from gpu_sa.puzzles.sudoku.validate import sudoku_violations
 
 LLOYD_AMOS = SHARED_DATA / "sudoku" / "lloyd_amos"
 DATA_LARGE = ROOT / "bench" / "data"  # sudoku36_45/, sudoku49_40/, sudoku49_45/, sudoku49_50/
@@ -223,7 +223,7 @@ def emptied_cells(cells: int, keep: int, grid_index: int, seed: int) -> list[int
     (ties by cell number), on the project's stream rule (key = seed, counter = (cell, 0, grid, tag))."""
     import numpy as np
 
-    from gpu_sa import rng
+    from gpu_sa.engine import rng
 
     k0, k1 = rng.split_seed(seed)
     words = [int(rng.philox4x32_10(np.uint32(cell), np.uint32(0), np.uint32(grid_index), np.uint32(TAG_EMPTY),

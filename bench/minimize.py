@@ -29,8 +29,9 @@ import time
 import numpy as np
 from common import environment, print_header, print_table
 
-from gpu_sa import backends, generate
-from gpu_sa.generate import exact
+from gpu_sa.engine import backends
+from gpu_sa.puzzles.sudoku import generate
+from gpu_sa.puzzles.sudoku.generate import exact
 
 
 def seed_counter(grid, order):

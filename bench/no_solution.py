@@ -22,7 +22,7 @@ import numpy as np
 from common import SHARED_DATA, environment, print_header, print_table
 
 from gpu_sa.puzzles import hashi, shikaku
-from gpu_sa.puzzles.errors import PuzzleError
+from gpu_sa.puzzles.common.errors import PuzzleError
 from gpu_sa.puzzles.shikaku.generate import generate
 
 

@@ -3,7 +3,7 @@
 An entry says how to write an instance in the peer's input format, how to run the peer on that file with a
 budget and a seed, and how to read what it printed (a ``Claim``: solved or not, the grid, the peer's own
 clock). bench/large.py runs each entry as a process of its own, as it runs ours, and every grid a peer
-claims goes through our validator (``gpu_sa.validate.sudoku_violations``) before it counts. To add a peer,
+claims goes through our validator (``gpu_sa.puzzles.sudoku.validate``) before it counts. To add a peer,
 add one ``Peer`` to ``PEERS``.
 
 - ``acs``: the ant colony of Lloyd & Amos (``huwlloyd-mmu/sudoku_acs``, built outside the repository; see

@@ -30,8 +30,9 @@ from pathlib import Path
 from common import SHARED_DATA  # also puts the checkout on sys.path
 
 import gpu_sa  # noqa: E402
-from gpu_sa import backends, portfolio  # noqa: E402
-from gpu_sa.exact import sudoku as exact  # noqa: E402
+from gpu_sa.engine import backends
+from gpu_sa.puzzles.sudoku import auto as portfolio  # noqa: E402
+from gpu_sa.puzzles.sudoku import exact  # noqa: E402
 from gpu_sa.puzzles.sudoku import parse  # noqa: E402
 
 SUDOKU_LS = Path(__file__).resolve().parent / "data" / "sudoku_ls"

@@ -2,7 +2,7 @@
 
 Candidates are Python ints used as bitmasks. Exclusivity, uniqueness and parity run until
 nothing changes; the search branches on the first free cell with the fewest candidates and
-tries digits in increasing order, exactly like ``gpu_sa.exact.sudoku``, so both visit the
+tries digits in increasing order, exactly like ``gpu_sa.puzzles.sudoku.exact``, so both visit the
 same nodes (the benchmark checks that the node counts agree).
 """
 from __future__ import annotations

@@ -27,7 +27,7 @@ Columns of the table (one row per kernel; ``--json`` prints the same as one obje
                   each with where it sits (its innermost loop): main loop, inner loop (nested in the
                   main loop), other loop or outside loops
   loop LDG/STG    global loads / stores in the main loop; LD/ST = generic ones (global or shared memory,
-                  the hardware decides: the chains' state, and every access through gpu_sa.moves.item,
+                  the hardware decides: the chains' state, and every access through gpu_sa.engine.contract.item,
                   whose pointer comes from integer arithmetic); LDC = constant-bank loads (kernel parameters
                   such as array descriptors, reloaded); 64-bit = high halves of 64-bit integer
                   arithmetic (``.X`` carries, ``.EX`` compares, ``IMAD.WIDE``/``IMAD.HI``); fp64 = double
@@ -95,9 +95,9 @@ def engine_launches(move, device) -> list[Launch]:
     stand-ins (``_offline_cuda``). When the engine changes (launch shapes derived from the device,
     more kernels, other launch arguments), update this function and ``_offline_cuda`` only.
     """
-    from gpu_sa import backends, rng, runner, schedule
-    from gpu_sa.exchange import exchange_table
-    from gpu_sa.kernels import NO_EXCHANGE, Chains, Chunk
+    from gpu_sa.engine import backends, rng, runner, schedule
+    from gpu_sa.engine.exchange import exchange_table
+    from gpu_sa.engine.kernels import NO_EXCHANGE, Chains, Chunk
 
     rows = 1 << 14  # recorded only for the argument types; analyse() sizes the launch as the backend does
     law = runner.default_schedule(move)

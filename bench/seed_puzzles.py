@@ -17,7 +17,7 @@ import json
 
 from common import ROOT, environment, print_header, print_table
 
-from gpu_sa import runner
+from gpu_sa.engine import runner
 from gpu_sa.puzzles.sudoku import parse
 
 MODES = {

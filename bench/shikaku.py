@@ -32,7 +32,7 @@ import time
 
 from common import environment, print_header, print_table
 
-from gpu_sa import runner
+from gpu_sa.engine import runner
 from gpu_sa.puzzles import shikaku
 from gpu_sa.puzzles.shikaku.generate import generate
 

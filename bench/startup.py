@@ -96,7 +96,7 @@ def _cadical(repeats: int) -> list[float]:
     from large import read_numbers  # the bench's own reader: the validator's givens come from no product code
     from peers import cnf_text, read_dimacs_model
 
-    from gpu_sa.validate import sudoku_violations
+    from gpu_sa.puzzles.sudoku.validate import sudoku_violations
 
     givens = read_numbers(ROOT / SIXTEEN)
     times = []

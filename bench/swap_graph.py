@@ -43,8 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from common import SHARED_DATA  # noqa: E402
 
 import gpu_sa  # noqa: E402
-from gpu_sa import backends, rng  # noqa: E402
-from gpu_sa.kernels import Chains  # noqa: E402
+from gpu_sa.engine import backends, rng  # noqa: E402
+from gpu_sa.engine.kernels import Chains  # noqa: E402
 
 DEFAULT_FILES = ([SHARED_DATA / "sudoku" / "lloyd_amos" / f"inst25x25_{p}_{i}.txt" for p in (40, 45, 50)
                   for i in range(5)]
@@ -237,9 +237,9 @@ def initial_states(puzzle, chains, seed, moves):
     start = np.array(backend.to_host(state).config)
     after = None
     if moves:
-        from gpu_sa import schedule
-        from gpu_sa.exchange import exchange_table  # noqa: F401  (the chunk type needs no ladder here)
-        from gpu_sa.kernels import NO_EXCHANGE, Chunk
+        from gpu_sa.engine import schedule
+        from gpu_sa.engine.exchange import exchange_table  # noqa: F401  (the chunk type needs no ladder here)
+        from gpu_sa.engine.kernels import NO_EXCHANGE, Chunk
 
         t0, t_end, plateaus = puzzle.schedule_defaults
         law = schedule.geometric(t0=t0, t_end=t_end, plateaus=plateaus, plateau_length=move.plateau_length)

@@ -16,7 +16,7 @@ import ast
 
 from common import SHARED_DATA, environment, print_header
 
-from gpu_sa import runner, schedule
+from gpu_sa.engine import runner, schedule
 from gpu_sa.puzzles import hashi, shikaku
 from gpu_sa.puzzles.shikaku.generate import generate
 

@@ -23,9 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import gpu_sa  # noqa: E402
-from gpu_sa import backends, schedule  # noqa: E402
-from gpu_sa.puzzles.sudoku import tabu  # noqa: E402
-from gpu_sa.validate import sudoku_violations  # noqa: E402
+from gpu_sa.engine import backends, schedule  # noqa: E402
+from gpu_sa.puzzles.sudoku.moves import tabu  # noqa: E402
+from gpu_sa.puzzles.sudoku.validate import sudoku_violations  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "sudoku_ls"
 TRIAL_MOVES = 10 ** 12

@@ -19,7 +19,7 @@ import json
 import numpy as np
 from common import environment, print_header, print_table
 
-from gpu_sa import backends, runner, schedule
+from gpu_sa.engine import backends, runner, schedule
 from gpu_sa.puzzles.sudoku import parse
 
 CLUE17 = ".......1.4.........2...........5.4.7..8...3....1.9....3..4..2...5.1........8.6..."

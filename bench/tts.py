@@ -26,7 +26,7 @@ import statistics
 
 from common import ROOT, SHARED_DATA, environment, print_header, print_table
 
-from gpu_sa import runner, schedule
+from gpu_sa.engine import runner, schedule
 from gpu_sa.puzzles.sudoku import parse
 
 SETS = {"forum_hardest": "forum_hardest_1106_dev.txt", "17_clue": "17_clue_dev.txt", "top1465": "top1465_dev.txt"}

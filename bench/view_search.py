@@ -22,7 +22,7 @@ import numpy as np
 from common import ROOT, environment, print_header, print_table
 
 import gpu_sa
-from gpu_sa.exact import sudoku as exact
+from gpu_sa.puzzles.sudoku import exact
 from gpu_sa.view import api
 
 SEARCHES = ("page", "deterministic")

@@ -1,7 +1,7 @@
 """What every move's NumPy twin shares: which chain each row runs, the walk over a chunk's moves
 (plateaus, temperature rungs, replica exchanges) and the Metropolis bookkeeping.
 
-The twin of ``gpu_sa.kernels``' launch code and of ``gpu_sa.moves.keep_best``/``start_bookkeeping``,
+The twin of ``gpu_sa.engine.kernels``' launch code and of ``gpu_sa.engine.contract.keep_best``/``start_bookkeeping``,
 written again over whole arrays of chains: every running chain makes move m before any makes m + 1.
 """
 from __future__ import annotations
@@ -9,6 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import exchange
+
+
+def seed_of(chains) -> int:
+    """The 64-bit Philox key of a launch's chains, from its two 32-bit words."""
+    return int(chains.key0) | (int(chains.key1) << 32)
 
 
 def row_chains(chains, rows: int):
@@ -49,7 +54,7 @@ def walk(chains, chunk, state, step):
 
     ``rows`` are the running rows, ``thresholds`` (len(rows), width) each row's acceptance row
     at that move (its plateau, its rung); exchanges happen after every ``exchange_interval``-th
-    move (absolute index), as in ``gpu_sa.exchange``.
+    move (absolute index), as in ``gpu_sa.engine.exchange``.
     """
     puzzles, chain_ids, rows = row_chains(chains, state.cost.shape[0])
     replicas = int(chains.replicas)

@@ -1,4 +1,4 @@
-"""NumPy twin of replica exchange (``gpu_sa.exchange``), every group of the launch at once."""
+"""NumPy twin of replica exchange (``gpu_sa.engine.exchange``), every group of the launch at once."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Philox4x32-10 over NumPy arrays, written apart from ``gpu_sa.rng`` on purpose.
+"""Philox4x32-10 over NumPy arrays, written apart from ``gpu_sa.engine.rng`` on purpose.
 
 The reference must not share the product's code, or a bug in one would hide in both.
 Inputs broadcast against each other (a scalar move index with an array of chains, say);

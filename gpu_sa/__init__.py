@@ -12,7 +12,8 @@ __version__ = "0.1.0"
 # The public names are imported when first used (PEP 562), so that ``import gpu_sa`` (and the
 # ``gpu-sa`` command, which starts with it) does not load numba before it has to: a Ctrl-C or a
 # broken numba environment then meets the command's own handlers, not a traceback.
-_PUBLIC = {"anneal": "runner", "Result": "runner", "default_schedule": "runner", "sirdey_schedule": "runner",
+_PUBLIC = {"anneal": "engine.runner", "Result": "engine.runner", "default_schedule": "engine.runner",
+           "sirdey_schedule": "engine.runner",
            "parse": "puzzles.sudoku", "Sudoku": "puzzles.sudoku", "PuzzleError": "puzzles.sudoku"}
 
 __all__ = ["anneal", "parse", "Result", "Sudoku", "PuzzleError", "default_schedule", "sirdey_schedule",
@@ -26,7 +27,7 @@ def __getattr__(name):
     if name in _PUBLIC:
         value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
     elif not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
-        value = importlib.import_module(f".{name}", __name__)  # gpu_sa.schedule without importing it first
+        value = importlib.import_module(f".{name}", __name__)  # gpu_sa.engine without importing it first
     else:
         raise AttributeError(f"module 'gpu_sa' has no attribute {name!r}")
     globals()[name] = value

@@ -1,7 +1,7 @@
 """Command-line options as declarations, and their values checked in one place with one message style.
 
-Commands (``gpu_sa.commands``) and puzzle kinds (``gpu_sa.puzzles``) declare their options as
-``Option``s; ``gpu_sa.cli`` adds them to the parser, which keeps every value as the text typed,
+Commands (``gpu_sa.cli.commands``) and puzzle kinds (``gpu_sa.puzzles``) declare their options as
+``Option``s; ``gpu_sa.cli.main`` adds them to the parser, which keeps every value as the text typed,
 and ``read`` converts them all here. A bad value gets one line naming the flag, the text given,
 what was expected (type and range) and, where it helps, what the option is for:
 
@@ -287,7 +287,7 @@ def read_text(path: str, stdin=None, *, max_mb: int | None = None) -> tuple[str,
 
     At most ``max_mb`` MB (default MAX_INPUT_MB) are read: a larger input, or an endless one (/dev/zero,
     a pipe that never closes), is refused as soon as the limit is passed, and a stop request (Ctrl-C)
-    ends the reading within a fifth of a second (``gpu_sa.stop.Interrupted``), even while it waits."""
+    ends the reading within a fifth of a second (``gpu_sa.engine.stop.Interrupted``), even while it waits."""
     import sys
 
     if path == "-":
@@ -317,7 +317,7 @@ def read_limited(handle, source: str, max_mb: int | None = None):
     """Everything ``handle`` holds, read a chunk at a time, refused past ``max_mb`` MB (default MAX_INPUT_MB;
     characters for a text stream); the stop flag is polled between chunks and while waiting for a pipe or a
     terminal. OSError as the handle raises it."""
-    from . import limits, stop
+    from .engine import limits, stop
 
     limit = (MAX_INPUT_MB if max_mb is None else max_mb) * MB
     with limits.doing(f"reading {source} (an input is held whole in memory; --max-input bounds it, now "

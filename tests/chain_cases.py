@@ -9,10 +9,10 @@ import dataclasses
 
 import numpy as np
 
-from gpu_sa import backends, rng, schedule
-from gpu_sa.exchange import exchange_table
-from gpu_sa.kernels import NO_EXCHANGE, Chains, Chunk
-from gpu_sa.moves import stack_moves
+from gpu_sa.engine import backends, rng, runner, schedule
+from gpu_sa.engine.exchange import exchange_table
+from gpu_sa.engine.kernels import NO_EXCHANGE, Chains, Chunk
+from gpu_sa.engine.contract import stack_moves
 from gpu_sa.puzzles import hashi, shikaku, sudoku
 
 PUZZLES = {
@@ -181,6 +181,17 @@ def case_puzzle(case):
         kind, grid = GRIDS[case["puzzle"]]
         return shikaku.Shikaku(clues=grid) if kind == "shikaku" else hashi.Hashi(grid=grid)
     return sudoku.parse(PUZZLES[case["puzzle"]])[0]
+
+
+def anneal_grid(name, backend, *, chains=16, moves=300, t0=1.0, seed=5):
+    """(puzzle, result with every chain's state) of a short run on grid ``name`` of GRIDS, through the public
+    API: ten plateaus of a geometric law from ``t0`` to 0.2, no early stop."""
+    puzzle = case_puzzle({"puzzle": name})
+    move = puzzle.move()
+    law = schedule.geometric(t0=t0, t_end=0.2, plateaus=10, plateau_length=move.plateau_length)
+    result = runner.anneal(puzzle, backend=backend, chains=chains, seed=seed, schedule=law, max_moves=moves,
+                           early_stop=False, keep_state=True)
+    return puzzle, result
 
 
 def case_move(case):

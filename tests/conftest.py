@@ -55,7 +55,7 @@ def simulator_on_one_core(env):
 # cases on the cuda backend (numba's simulator in CI), bench/gpu.sh's smoke report and the SASS of every kernel
 # (about 80 s together on CI's 2 cores). They start one after the other in a background thread as soon as
 # collection ends, on the core the single-threaded session leaves idle, and the test files that read them run
-# last. A job starts only when a collected test needs its fixture (``pytest tests/test_cli.py`` starts none).
+# last. A job starts only when a collected test needs its fixture (``pytest tests/cli/test_main.py`` starts none).
 # They run at the lowest priority (nice 19), below the warm-up (nice 10): the session needs the warm-up's cache from
 # its first minute, and these jobs' results only at its end.
 def _gpu_report_job(folder):
@@ -239,11 +239,11 @@ def run_cli(*args, stdin=None, env=None, timeout=300):
 
 @pytest.fixture
 def cli(capsys, monkeypatch):
-    """``gpu_sa.cli.main`` run in this process (no start-up or compilation per call):
+    """``gpu_sa.cli.main.main`` run in this process (no start-up or compilation per call):
     ``run(*args, stdin=text or bytes)`` returns (exit status, stdout, stderr)."""
     import io
 
-    from gpu_sa import cli as command_line
+    from gpu_sa.cli import main as command_line
 
     def run(*args, stdin=""):
         data = stdin.encode() if isinstance(stdin, str) else stdin

@@ -1,5 +1,5 @@
 """Hostile puzzle files, as Hypothesis strategies, and the checks every one of them must pass; shared by
-``tests/test_fuzz_input.py`` (a fixed, small number of examples in CI) and ``bench/fuzz_input.py`` (a
+``tests/cli/test_fuzz_input.py`` (a fixed, small number of examples in CI) and ``bench/fuzz_input.py`` (a
 longer run).
 
 An input is a good file of some kind and format, then up to four edits: cut short, a piece inserted,
@@ -25,10 +25,12 @@ import json
 import numpy as np
 from hypothesis import strategies as st
 
-from gpu_sa import validate
-from gpu_sa.limits import TooLarge
+from gpu_sa.puzzles.hashi.validate import hashi_violations
+from gpu_sa.puzzles.shikaku.validate import shikaku_violations
+from gpu_sa.puzzles.sudoku.validate import sudoku_violations
+from gpu_sa.engine.limits import TooLarge
 from gpu_sa.puzzles import PUZZLES, hashi, shikaku, sudoku
-from gpu_sa.puzzles.errors import PuzzleError
+from gpu_sa.puzzles.common.errors import PuzzleError
 
 SOURCE = "fuzz.txt"
 EASY = "..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.19326....3.862.."
@@ -178,12 +180,12 @@ def check_solution_records(kind: str, text: str, stdout: str, source: str = SOUR
         if kind == "sudoku":
             grid = sudoku.parse(record["solution"], fmt=puzzle.fmt)[0].givens
             side = puzzle.side
-            violations = validate.sudoku_violations((np.asarray(grid) + 1).reshape(side, side).tolist(),
+            violations = sudoku_violations((np.asarray(grid) + 1).reshape(side, side).tolist(),
                                                     (np.asarray(puzzle.givens) + 1).reshape(side, side).tolist())
         elif kind == "shikaku":
-            violations = validate.shikaku_violations(puzzle.clues.tolist(), record["solution"])
+            violations = shikaku_violations(puzzle.clues.tolist(), record["solution"])
         else:
-            violations = validate.hashi_violations(puzzle.grid.tolist(), record["solution"])
+            violations = hashi_violations(puzzle.grid.tolist(), record["solution"])
         if violations:
             problems.append(f"{record['puzzle']}: the solution printed breaks the rules: {violations[:2]}")
     return problems
@@ -191,7 +193,7 @@ def check_solution_records(kind: str, text: str, stdout: str, source: str = SOUR
 
 def check_cli_in_process(kind: str, path: str, text: str, extra=()) -> list[str]:
     """``gpu-sa solve PATH --kind KIND`` run through ``cli.main``: an exception escaping it would be a traceback."""
-    from gpu_sa import cli
+    from gpu_sa.cli import main as cli
 
     out, err = io.StringIO(), io.StringIO()
     usage = False

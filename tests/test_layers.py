@@ -1,61 +1,130 @@
-"""Layers import downwards only: puzzle definitions at the bottom, the engine, then applications."""
+"""Layers import downwards only, inside functions too, and no two modules import each other.
+
+    interfaces     gpu_sa.cli, gpu_sa.view (the command line, the web page, plots)
+    applications   gpu_sa.apps, each kind's generators, Sudoku's method auto
+    engine         gpu_sa.engine above its contract: schedule, exchange, kernels, backends, runner, ...
+    puzzles        gpu_sa.puzzles: the registry, each kind's formats, validator, moves and exact search
+    base           gpu_sa.options (option declarations, input reading), the engine's contract, rng, jit,
+                   stop requests and limits
+
+The engine and the puzzle definitions sit side by side: the engine names no puzzle, and a puzzle reaches
+the engine only through its contract. Applications that a kind offers (its generator, Sudoku's method
+auto) are named by a "module:function" string in the kind's declarations and imported by the command
+line, never by the kind's own modules.
+"""
 import ast
+import fnmatch
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "gpu_sa"
-ABOVE_THE_PUZZLES = {"runner", "backends", "generate", "cli", "apps", "commands", "ending"}
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "gpu_sa"
+
+# (layer, the module patterns it holds, first match wins, the layers it may import)
+LAYERS = (
+    ("applications", ("gpu_sa.apps", "gpu_sa.apps.*", "gpu_sa.puzzles.*.generate", "gpu_sa.puzzles.*.generate.*",
+                      "gpu_sa.puzzles.sudoku.auto"), {"base", "puzzles", "engine", "applications"}),
+    ("interfaces", ("gpu_sa.__main__", "gpu_sa.cli", "gpu_sa.cli.*", "gpu_sa.view", "gpu_sa.view.*"),
+     {"base", "puzzles", "engine", "applications", "interfaces"}),
+    ("base", ("gpu_sa", "gpu_sa.options", "gpu_sa.engine", "gpu_sa.engine.contract", "gpu_sa.engine.rng",
+              "gpu_sa.engine.jit", "gpu_sa.engine.stop", "gpu_sa.engine.limits", "gpu_sa.engine.numba_cuda_compat"),
+     {"base"}),
+    ("engine", ("gpu_sa.engine.*",), {"base", "engine"}),
+    ("puzzles", ("gpu_sa.puzzles", "gpu_sa.puzzles.*"), {"base", "puzzles"}),
+)
 
 
-def _imported_gpu_sa_modules(path: Path) -> set[str]:
-    """Top-level gpu_sa modules a file imports (absolute or relative), at any depth in the file."""
-    package = path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1]
-    found = set()
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(path: Path) -> set[str]:
+    """Every dotted name a file imports (absolute or relative, anywhere in the file, deferred imports too): the
+    module of each ``from`` import, and module.name for each name it takes (the name may be a submodule)."""
+    package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+    named = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom):
             base = list(package[:len(package) - node.level + 1]) if node.level else []
             module = base + (node.module.split(".") if node.module else [])
-            names = [module + [alias.name] for alias in node.names]
+            named |= {".".join(module)} | {".".join(module + [alias.name]) for alias in node.names}
         elif isinstance(node, ast.Import):
-            names = [alias.name.split(".") for alias in node.names]
-        else:
-            continue
-        found |= {parts[1] for parts in names if len(parts) > 1 and parts[0] == "gpu_sa"}
-    return found
+            named |= {alias.name for alias in node.names}
+    return named
 
 
-@pytest.mark.parametrize("path", sorted(PACKAGE.glob("puzzles/**/*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_puzzle_modules_import_neither_the_runner_nor_the_applications(path):
-    assert not _imported_gpu_sa_modules(path) & ABOVE_THE_PUZZLES
+MODULES = {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
-def test_the_import_finder_sees_relative_imports():
-    assert _imported_gpu_sa_modules(PACKAGE / "generate" / "fill.py") >= {"runner", "backends"}
+def layer_of(module: str) -> str:
+    for layer, patterns, _ in LAYERS:
+        if any(fnmatch.fnmatchcase(module, pattern) for pattern in patterns):
+            return layer
+    raise AssertionError(f"{module} is in no layer of tests/test_layers.py: add it to one")
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+ALLOWED = {layer: allowed for layer, _, allowed in LAYERS}
+
+
+def _package_modules_imported(path: Path) -> set[str]:
+    """The package's modules a file imports, its own parent packages left out (a package's modules import
+    their package's ``__init__`` by being imported: no layer question)."""
+    name = _module_name(path)
+    return {other for other in _imported(path) if other in MODULES and other != name
+            and not name.startswith(other + ".")}
+
+
+def upward(module: str, imported) -> dict[str, str]:
+    """Those of ``imported`` that ``module``'s layer may not import, each with its layer."""
+    return {other: layer_of(other) for other in imported if layer_of(other) not in ALLOWED[layer_of(module)]}
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_go_downwards_only(module):
+    found = upward(module, _package_modules_imported(MODULES[module]))
+    assert not found, f"{module} ({layer_of(module)}) imports modules it may not: {found}"
+
+
+def test_the_layer_table_places_the_known_cases():
+    assert layer_of("gpu_sa.engine.contract") == "base" and layer_of("gpu_sa.engine.runner") == "engine"
+    assert layer_of("gpu_sa.puzzles.sudoku.moves.tabu") == "puzzles"
+    assert layer_of("gpu_sa.puzzles.sudoku.generate.fill") == "applications"
+    assert layer_of("gpu_sa.puzzles.sudoku.auto") == "applications"
+    assert layer_of("gpu_sa.cli.ending") == "interfaces"
+
+
+def test_the_import_finder_sees_relative_and_deferred_imports():
+    found = _package_modules_imported(PACKAGE / "puzzles" / "sudoku" / "generate" / "fill.py")
+    assert {"gpu_sa.engine.runner", "gpu_sa.engine.backends"} <= found
+    assert "gpu_sa.engine.stop" in _package_modules_imported(PACKAGE / "puzzles" / "sudoku" / "generate" / "fill.py")
+
+
+def test_an_upward_or_sideways_import_is_caught():
+    assert upward("gpu_sa.puzzles.sudoku.formats", {"gpu_sa.engine.runner", "gpu_sa.engine.rng"}) == {
+        "gpu_sa.engine.runner": "engine"}
+    assert upward("gpu_sa.engine.runner", {"gpu_sa.puzzles.sudoku", "gpu_sa.engine.contract"}) == {
+        "gpu_sa.puzzles.sudoku": "puzzles"}
+    assert upward("gpu_sa.apps.solve", {"gpu_sa.cli.ending"}) == {"gpu_sa.cli.ending": "interfaces"}
+
+
+@pytest.mark.parametrize("kind", ["sudoku", "shikaku", "hashi"])
+def test_the_validators_import_no_solver_code(kind):
+    """A solution counts as solved only when a checker that shares no code with the solvers says so."""
+    path = PACKAGE / "puzzles" / kind / "validate.py"
+    tops = {name.split(".")[0] for name in _imported(path)}
+    assert tops <= {"__future__", "math", "numbers", "numpy"}, tops
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "cpu_ref").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_twins_import_nothing_of_the_product(path):
+    """The NumPy twins are written apart from the kernels they check."""
+    assert not any(name == "gpu_sa" or name.startswith("gpu_sa.") for name in _imported(path))
 
 
 def _import_graph() -> dict[str, set[str]]:
-    """Module -> the package's modules it imports (anywhere in the file, deferred imports too); a module's
-    import of its own parent package is left out (a package's __init__ importing its parts is no cycle)."""
-    graph = {}
-    for path in PACKAGE.rglob("*.py"):
-        package = path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1]
-        named = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom):
-                base = list(package[:len(package) - node.level + 1]) if node.level else []
-                module = base + (node.module.split(".") if node.module else [])
-                named |= {".".join(module)} | {".".join(module + [alias.name]) for alias in node.names}
-            elif isinstance(node, ast.Import):
-                named |= {alias.name for alias in node.names}
-        graph[_module_name(path)] = named
-    return {name: {other for other in named if other in graph and other != name and not name.startswith(other + ".")}
-            for name, named in graph.items()}
+    return {name: _package_modules_imported(path) for name, path in MODULES.items()}
 
 
 def _cycles(graph) -> list[list[str]]:
@@ -87,7 +156,6 @@ def _cycles(graph) -> list[list[str]]:
 
 
 def test_no_two_modules_import_each_other():
-    """Issue 24 item 12: backends and runner imported each other (the default schedule); it lives below both now."""
     assert _cycles(_import_graph()) == []
 
 

@@ -29,7 +29,7 @@ def test_first_command_solves_the_bundled_example():
 def _helps(monkeypatch):
     import argparse
 
-    from gpu_sa import cli
+    from gpu_sa.cli import main as cli
 
     monkeypatch.setenv("COLUMNS", "10000")  # no wrapping inside a flag such as --dump-states
     parser = cli.build_parser()
@@ -50,7 +50,7 @@ def test_every_option_in_any_help_is_documented_in_the_readme(monkeypatch):
 
 
 def test_the_exit_status_table_covers_every_status():
-    from gpu_sa import ending
+    from gpu_sa.cli import ending
 
     table = (ROOT / "README.md").read_text().split("## Exit status", 1)[1].split("\n## ", 1)[0]
     cells = [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("|")]
@@ -82,7 +82,7 @@ def test_the_readme_lists_every_json_key_of_the_schema_with_its_methods():
 
 def test_the_schema_names_every_method_of_every_kind():
     from gpu_sa.apps import schema
-    from gpu_sa.commands import kinds
+    from gpu_sa.cli.commands import kinds
 
     assert {method.name for module in kinds("solve").values() for method in module.METHODS} == set(schema.METHODS)
 

@@ -5,7 +5,8 @@ import io
 import json
 import threading
 
-from gpu_sa import backends, cli
+from gpu_sa.engine import backends
+from gpu_sa.cli import main as cli
 from gpu_sa.view.server import ViewServer
 
 EASY = "..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.19326....3.862.."

@@ -29,7 +29,7 @@ EASY = (EXAMPLES / "seed_easy.txt").read_text()
 
 
 def _cdcl_and_the_stronger_root():
-    from gpu_sa.exact.sudoku import counting
+    from gpu_sa.puzzles.sudoku.exact import counting
 
     # ``counting._loaded``'s parts of the seeded search, the CDCL before the restarted search: the session reaches the
     # CDCL about 12 s after the search, and the CDCL takes twice as long to compile
@@ -44,7 +44,7 @@ def _anneal(move):
 
 
 def _batches():
-    from gpu_sa import runner
+    from gpu_sa.engine import runner
 
     puzzles = [gpu_sa.parse(EASY)[0]] * 3
     for batch in (1, 3):
@@ -60,7 +60,7 @@ def _other_puzzles():
 
 
 def _counting_and_the_rules():
-    from gpu_sa.exact import sudoku as exact
+    from gpu_sa.puzzles.sudoku import exact
 
     grid = exact.count_solutions(np.full(81, -1), 3, limit=1).solution
     holes = np.where(np.arange(81) % 3 == 0, -1, grid)
@@ -75,7 +75,7 @@ def _counting_and_the_rules():
 
 
 def _minimizing():
-    from gpu_sa import generate
+    from gpu_sa.puzzles.sudoku import generate
 
     grids = generate.grids(1, method="backtrack", seed=21)
     for method in generate.MINIMIZE_METHODS:

@@ -4,5 +4,5 @@
     generate  the generators of every kind behind one protocol (``generate``, ``minimize``, ``puzzle``)
 
 They take plain values (already checked by ``gpu_sa.options``), drive the engine
-(``gpu_sa.runner``) or a puzzle's exact solver, and return records and text; they print nothing.
+(``gpu_sa.engine.runner``) or a puzzle's exact solver, and return records and text; they print nothing.
 """

@@ -44,7 +44,7 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from .. import backends, runner, stop
+from ..engine import backends, runner, stop
 
 POLL_SECONDS = 0.1  # a task asks for the run's stop event, the client for stop requests, this often
 GRACE_SECONDS = 10.0  # at a stop, how long the client waits for running tasks to hand in their best so far
@@ -169,7 +169,7 @@ def _check_workers(client, where, timeout):
 
 
 def _sources_digest() -> str:
-    from .. import kernels
+    from ..engine import kernels
 
     return kernels.sources_digest()
 
@@ -399,7 +399,7 @@ def solve_one(puzzle, *, client, move: str | None = None, backend: str = "auto",
     defaults to the count ``runner.anneal`` takes on the first worker's backend, for every trial.
     ``time_limit`` is for the whole run, from the end of the warm-up. At most ``in_flight`` trial
     tasks are out at a time (default: twice the worker threads). ``on_trial`` is called with every
-    trial task that finishes. A stop request (``gpu_sa.stop``) or the time limit stops every trial
+    trial task that finishes. A stop request (``gpu_sa.engine.stop``) or the time limit stops every trial
     and reports the best found so far (``stopped``: interrupted or time_limit; then the answer need
     not be the one-process answer).
     """

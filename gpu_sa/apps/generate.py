@@ -1,20 +1,18 @@
 """Generators of every kind behind one protocol, for ``generate``, ``minimize`` and ``puzzle``.
 
-A kind names its generator in ``COMMANDS`` (``gpu_sa.puzzles.spec``); each is called as
+A kind names the function each of these commands runs in ``COMMANDS`` (``gpu_sa.puzzles.spec``), beside its
+generator (``gpu_sa.puzzles.<kind>.generate``); each is called as
 ``function(kind, count=, seed=, fmt=, **options)`` (``minimize``: ``grids=`` instead of
 ``count=``) with the kind's own options by keyword, and yields ``Made`` items as they are
-done, so that each can be printed at once. A stop request (``gpu_sa.stop``) ends them
+done, so that each can be printed at once. A stop request (``gpu_sa.engine.stop``) ends them
 between items; what was made stays made.
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
-from .. import stop
-from ..options import UsageError, check_cooling
-from .. import generate as sudoku_generation
-from ..puzzles.sudoku.formats import write as write_grid
+from ..engine import stop
+from ..options import UsageError
 
 
 @dataclass(frozen=True)
@@ -24,16 +22,17 @@ class Made:
     note: str | None = None  # a shortfall to report on stderr (fewer results than asked)
 
 
-def instances(kind, *, count: int, seed: int, fmt: str | None = None, size, **options):
-    """Puzzles made by the kind's own ``generate_puzzle``: puzzle i from seed (SEED, i); a kind's generator
-    returns None when a stop request ended it."""
+def instances(kind, *, make, count: int, seed: int, fmt: str | None = None, size, **options):
+    """Puzzles made by the kind's generator ``make(rows, cols, seed=, **options)`` -> (instance, solution), or None
+    when a stop request ended it: puzzle i from seed (SEED, i). A kind's ``generate`` command runs this with its
+    generator bound (``functools.partial``)."""
     fmt = fmt or "plain"
-    _check_format(kind, fmt)
+    check_format(kind, fmt)
     rows, cols = size
     for index in range(count):
         if stop.requested():
             return
-        made = kind.generate_puzzle(rows, cols, seed=[seed, index], **options)
+        made = make(rows, cols, seed=[seed, index], **options)
         if made is None:  # a stop request came while it was being made
             return
         instance, solution = made
@@ -43,108 +42,6 @@ def instances(kind, *, count: int, seed: int, fmt: str | None = None, size, **op
                     "unique": True if options.get("unique") else None})
 
 
-def sudoku_grids(kind, *, count: int, seed: int, fmt: str | None = None, order: int = 3,
-                 grid_method: str = sudoku_generation.DEFAULT_METHOD, backend: str = "auto", chains: int | None = None):
-    """Full valid grids (seed 003), each given a random symmetry; streamed as they are made. A count larger
-    than the number of grids that exist is refused before any work."""
-    _check_count(count, order)
-    fmt = _grid_format(kind, fmt, order)
-    stream = sudoku_generation.grid_stream(order=order, method=grid_method, seed=seed, backend=backend, chains=chains)
-    return _grids(itertools.islice(stream, count), order, fmt, seed, grid_method)
-
-
-def _grids(stream, order, fmt, seed, grid_method):
-    # the stream ends early only on a stop request: what was made is printed, nothing is lost
-    for index, grid in enumerate(stream):
-        text = write_grid(grid, order, fmt)
-        yield Made(_grid_text(text, fmt), {"index": index, "grid": text, "seed": seed, "method": grid_method})
-
-
-def _check_count(count: int, order: int, reason: str = "") -> None:
-    try:
-        sudoku_generation.check_count(count, order, reason)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-
-
-def sudoku_minimize(kind, *, grids, seed: int, minimize_method: str = "anneal",
-                    iterations: int = sudoku_generation.DEFAULT_ITERATIONS, t0: float = 1.0, t_end: float = 0.15,
-                    max_nodes: int = sudoku_generation.DEFAULT_BRUTE_NODES, time_limit: float | None = None):
-    """For every full grid (or puzzle with one solution), a puzzle with few givens inside it whose only
-    solution is the same (proved by the exact solver); ``brute`` proves the minimum within its budget."""
-    check_cooling(t0, t_end)
-    for grid in grids:
-        if (grid.givens >= 0).all() and grid.check(grid.givens):
-            raise UsageError(f"{grid.label}: not a valid grid: {grid.check(grid.givens)[0]}")
-    if len({g.order for g in grids}) > 1:
-        raise UsageError("every grid of one call must have the same order")
-    results = sudoku_generation.minimize_stream([g.givens for g in grids], grids[0].order, method=minimize_method,
-                                                seed=seed, iterations=iterations, t0=t0, t_end=t_end,
-                                                max_nodes=max_nodes, time_limit=time_limit)
-    return _minimized(grids, results, seed, minimize_method)
-
-
-def _minimized(grids, results, seed, minimize_method):
-    for grid, result in zip(grids, results):
-        if not result.unique:
-            raise RuntimeError(f"{grid.label}: the minimised puzzle is not unique")
-        text = grid.write(result.puzzle)
-        record = {"source": grid.label, "puzzle": text, "givens": result.givens, "unique": True, "seed": seed,
-                  "method": minimize_method, "stopped": result.stopped, "seconds": round(result.seconds, 6)}
-        head = f"# {grid.label}: {result.givens} givens, unique"
-        if result.proof is not None:
-            record.update(proof=result.proof, lower_bound=result.lower_bound, search_ended=result.search_ended,
-                          nodes=result.nodes, checks=result.checks)
-            head += ("; the minimum (proven)" if result.proof == "optimal" else
-                     f"; minimum unknown ({result.search_ended.replace('_', ' ')}), at least {result.lower_bound}")
-        yield Made(head + "\n" + _grid_text(text, grid.fmt), record)
-
-
-def sudoku_puzzles(kind, *, count: int, seed: int, fmt: str | None = None, order: int = 3,
-                   grid_method: str = sudoku_generation.DEFAULT_METHOD, backend: str = "auto",
-                   chains: int | None = None,
-                   minimize_method: str = "anneal", iterations: int = sudoku_generation.DEFAULT_ITERATIONS,
-                   t0: float = 1.0, t_end: float = 0.15, givens_max: int | None = None, max_grids: int | None = None):
-    """Grids made and minimised until ``count`` puzzles have at most ``givens_max`` givens."""
-    check_cooling(t0, t_end)
-    _check_count(count, order, " (each puzzle comes from a grid of its own)")
-    return _puzzles(_grid_format(kind, fmt, order), count, seed, order, grid_method, backend, chains, minimize_method,
-                    iterations, t0, t_end, givens_max, max_grids or 50 * count)
-
-
-def _puzzles(fmt, count, seed, order, grid_method, backend, chains, minimize_method, iterations, t0, t_end, givens_max,
-             limit):
-    stream = sudoku_generation.grid_stream(order=order, method=grid_method, seed=seed, backend=backend, chains=chains)
-    kept, tried, batch = 0, 0, max(count, 8)
-    while kept < count and tried < limit and not stop.requested():
-        made = list(itertools.islice(stream, min(batch, limit - tried)))
-        if not made:  # every grid of the order is out, or a stop request
-            break
-        results = sudoku_generation.minimize(made, order, method=minimize_method, seed=seed + tried,
-                                             iterations=iterations, t0=t0, t_end=t_end)
-        tried += len(made)
-        for grid, result in zip(made, results):
-            if kept < count and result.unique and (givens_max is None or result.givens <= givens_max):
-                kept += 1
-                text = write_grid(result.puzzle, order, fmt)
-                yield Made(_grid_text(text, fmt), {"puzzle": text, "givens": result.givens,
-                                                   "solution": write_grid(grid, order, fmt), "seed": seed})
-    if kept < count and not stop.requested():
-        yield Made(None, None, f"only {kept} puzzles with at most {givens_max} givens after {tried} grids "
-                               f"(--max-grids {limit})")
-
-
-def _check_format(kind, fmt: str) -> None:
+def check_format(kind, fmt: str) -> None:
     if fmt not in kind.FORMATS:
         raise UsageError(f"--output-format {fmt} is not a {kind.KIND} format; choose from {', '.join(kind.FORMATS)}")
-
-
-def _grid_format(kind, fmt: str | None, order: int) -> str:
-    if fmt is not None:
-        _check_format(kind, fmt)
-    fmt = fmt or "line"
-    return "numbers" if fmt in ("line", "grid") and order > 5 else fmt
-
-
-def _grid_text(text: str, fmt: str) -> str:
-    return text if fmt == "line" else text + "\n"

@@ -2,7 +2,7 @@
 
 Every record of every method is built through ``record``, which refuses (as an internal error) a key
 the schema does not list for the record's method, or a missing key that the method always carries;
-the README's table of keys is checked against ``KEYS`` by tests/test_readme.py. A new method, or a
+the README's table of keys is checked against ``KEYS`` by tests/test_docs.py. A new method, or a
 new key, is one entry here (and one row in the README).
 
 Keys present for every method come first; ``methods`` names the others' methods; ``when`` says when a

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import runner, schedule as schedule_module, stop
+from ..engine import runner, schedule as schedule_module, stop
 from . import schema
-from ..moves import state_bytes
+from ..engine.contract import state_bytes
 from ..options import UsageError, check_cooling, check_output, read_text
 
 CHAIN_INDICES = 2**32  # chain indices are one 32-bit word of the Philox counter
@@ -83,7 +83,7 @@ def temperature_list(text: str) -> list[float]:
 
 def check_chains(anneal_move, chains: int, trials: int | None) -> None:
     """One line, before allocating, when the chains cannot fit in memory or in the chain indices."""
-    from ..limits import check_memory
+    from ..engine.limits import check_memory
 
     check_memory(state_bytes(anneal_move, chains), f"--chains {chains}: {chains:,} chains")
     runs = chains * max(trials or 1, 1)
@@ -196,56 +196,6 @@ def on_cluster(puzzles, schedules, *, address, workers, move, engine: dict, batc
                 yield annealed(puzzle, next(results), fmt, check_unique)
 
 
-def auto(puzzle, *, backend, seed: int, chains=None, time_limit=None, fmt=None, check_unique=False,
-         progress=None) -> Answer:
-    """Sudoku's method auto (``gpu_sa.portfolio``) as an Answer."""
-    from .. import portfolio
-
-    run_start = time.perf_counter()
-    found = portfolio.solve(puzzle, seed=seed, backend=backend, chains=chains, time_limit=time_limit,
-                            progress=progress)
-    if found.stopped == "contradiction":
-        return contradiction(puzzle, "auto", seed)
-    json_fmt = puzzle.fmt if fmt in (None, "same") else fmt
-    unique = {}
-    if check_unique:
-        started = time.perf_counter()
-        left = None if time_limit is None else time_limit - (started - run_start)
-        verdict = uniqueness(puzzle, seed=seed, time_left=left) if found.solved else None
-        unique = {"unique": verdict, "unique_seconds": round(time.perf_counter() - started, 6)}
-    annealed_round = found.anneal
-    best = {}
-    if annealed_round is not None:  # the best annealing round: what it reached even when nothing solved the puzzle
-        best = dict(chain=annealed_round.chain, chains=annealed_round.chains,
-                    best=puzzle.answer(annealed_round.best, json_fmt))
-    cost = 0 if found.solved else (None if annealed_round is None else annealed_round.cost)
-    record = schema.record("auto", puzzle=puzzle.label, solved=found.solved,
-                           solution=puzzle.answer(found.solution, json_fmt) if found.solved else None, cost=cost,
-                           answered_by=found.method, rounds=found.rounds, nodes=found.nodes, restarts=found.restarts,
-                           moves=found.moves, seconds=round(found.seconds, 6),
-                           setup_seconds=round(found.setup_seconds, 6), backend=backend.name, seed=seed,
-                           stopped=found.stopped, **best, **unique)
-    work = []
-    if found.rounds:
-        work.append(f"{plural(found.rounds, 'round')}: {plural(found.nodes, 'branch', 'branches')} of the complete "
-                    "search")
-    if found.moves:
-        work.append(f"{plural(found.moves, 'annealing move')} per chain on {backend.name}")
-    effort = "; ".join(work + [f"seed {seed}"]) if work else f"the three rules alone; seed {seed}"
-    if found.solved:
-        by = {"exact": "the complete search", "anneal": "the annealer"}.get(found.method, found.method)
-        lines = [f"{puzzle.label}: solved by {by} in {found.seconds:.2f} s ({effort})"]
-        if check_unique:
-            lines.append(f"{UNIQUE_TEXT[unique['unique']]} ({unique['unique_seconds']:.2f} s)")
-        lines.append(puzzle.write(found.solution, puzzle.fmt if fmt == "same" else (fmt or "pretty")))
-    else:
-        why = {"no_solution": "the complete search proved there is no solution"}.get(
-            found.stopped, found.stopped.replace("_", " "))
-        reached = "" if cost is None else f"; the annealer's best cost {cost}"
-        lines = [f"{puzzle.label}: not solved: {why} after {found.seconds:.2f} s ({effort}{reached})"]
-    return Answer(puzzle.label, found.solved, found.stopped, record, "\n".join(lines), found.anneal)
-
-
 def plural(count: int, word: str, words: str | None = None) -> str:
     """'1 round', '2 rounds', '1,000 branches'."""
     return f"{count:,} {word if count == 1 else (words or word + 's')}"
@@ -352,20 +302,6 @@ def _effort(answer) -> str:
     return plural(answer.nodes, "node") if getattr(answer, "nodes", None) is not None else "exact"
 
 
-def print_rounds(puzzle, *, as_json: bool) -> None:
-    """``exact --steps``: the seed-002 rules round by round (``gpu_sa.exact.steps``), each printed as it comes."""
-    import json
-
-    from .. import ending
-    from ..exact.steps import render_round, rule_rounds
-
-    for step in rule_rounds(puzzle.givens, puzzle.order):
-        if as_json:
-            ending.emit(json.dumps({"puzzle": puzzle.label, "round": step.to_dict()}))
-        else:
-            ending.emit(f"{puzzle.label}: round {step.number}\n{render_round(step)}")
-
-
 GAVE_UP = {"interrupted": "stopped", "time_limit": "gave up at the time limit",
            "max_nodes": "gave up at the node limit (--max-nodes)"}  # what ended a search, as --json and text say it
 
@@ -373,7 +309,7 @@ GAVE_UP = {"interrupted": "stopped", "time_limit": "gave up at the time limit",
 def _gave_up(answer) -> str:
     """What ended a search that did not decide (a key of GAVE_UP): a stop request, the time limit, or the node
     limit (the integer programs have only a time limit, and tell no stop from it)."""
-    from .. import stop
+    from ..engine import stop
 
     if getattr(answer, "interrupted", False) or stop.requested():
         return "interrupted"

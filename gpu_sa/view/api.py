@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from .. import limits, runner, stop
-from ..moves import state_bytes
-from ..puzzles.errors import PuzzleError
+from ..engine import limits, runner, stop
+from ..engine.contract import state_bytes
+from ..puzzles.common.errors import PuzzleError
 from ..puzzles.sudoku import MOVES, DEFAULT_MOVE, parse
 
 SOURCE = "<page>"
@@ -68,10 +68,10 @@ def load(text) -> dict:
 
 def solve(text, *, seed: int = SOLVE_SEED, flag=None, time_limit: float = SOLVE_TIME_LIMIT) -> dict:
     """The seeded complete search (``gpu-sa exact --seed``: restarts up to 16x16, clause learning from 25x25 up),
-    counting to 2, within ``time_limit`` seconds and SOLVE_MAX_NODES nodes, and until ``flag`` (``gpu_sa.stop``'s
+    counting to 2, within ``time_limit`` seconds and SOLVE_MAX_NODES nodes, and until ``flag`` (``gpu_sa.engine.stop``'s
     protocol) asks it to stop; the solution shown is checked by the validator. Not seed 002's deterministic
     search: that one gives up on most 36x36 grids that this one settles in a second (bench/RESULTS.md)."""
-    from ..exact import sudoku as exact
+    from ..puzzles.sudoku import exact
 
     puzzle, count = puzzle_of(text)
     answer = exact.count_solutions(puzzle.givens, puzzle.order, limit=2, max_nodes=SOLVE_MAX_NODES, seed=seed,
@@ -183,7 +183,7 @@ def result_json(puzzle, result) -> dict:
 
 
 def rounds(text) -> dict:
-    """Seed 002's rounds (``gpu_sa.exact.steps.rule_rounds``): round 0 (the givens), then one per
+    """Seed 002's rounds (``gpu_sa.puzzles.sudoku.exact.steps.rule_rounds``): round 0 (the givens), then one per
     press, up to a fixpoint, a solved grid or a contradiction."""
     puzzle, count = puzzle_of(text)
     return {"puzzle": puzzle_json(puzzle, count), "rounds": [round_json(step) for step in _rule_rounds(puzzle)]}
@@ -191,9 +191,9 @@ def rounds(text) -> dict:
 
 def _rule_rounds(puzzle):
     try:
-        from ..exact.steps import rule_rounds
+        from ..puzzles.sudoku.exact.steps import rule_rounds
     except ImportError:  # helper exact's module, merged separately
-        raise ApiError("stepping the rules needs gpu_sa.exact.steps, which this installation lacks", 501) from None
+        raise ApiError("stepping the rules needs gpu_sa.puzzles.sudoku.exact.steps, which this installation lacks", 501) from None
     return rule_rounds(puzzle.givens, puzzle.order)
 
 

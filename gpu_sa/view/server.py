@@ -4,7 +4,7 @@
     GET  /api/info             backend, moves, limits
     GET  /api/runs             every search and anneal running on this server, whoever asked for it
     POST /api/load   {text}    the first puzzle of the text and its round 0 (givens, every digit elsewhere)
-    POST /api/rounds {text}    seed 002's rule rounds (gpu_sa.exact.steps), up to a fixpoint, a solved
+    POST /api/rounds {text}    seed 002's rule rounds (gpu_sa.puzzles.sudoku.exact.steps), up to a fixpoint, a solved
                                grid or a contradiction
     POST /api/solve  {text, seed}
                                the seeded exact search (seed: default api.SOLVE_SEED), counting to 2,
@@ -48,7 +48,8 @@ from importlib import resources
 
 import numpy as np
 
-from .. import __version__, backends, runner, stop
+from .. import __version__
+from ..engine import backends, runner, stop
 from ..puzzles.sudoku import CPU_PREFERRED, DEFAULT_MOVE, MOVES
 from . import api
 
@@ -81,7 +82,7 @@ class RunStopped(Exception):
 class Work:
     """A search or an anneal in flight: what ``/api/runs`` lists and ``/api/stop`` ends.
 
-    ``flag`` is the stop flag the exact search polls (``gpu_sa.stop``'s protocol: 1 = stop); the anneal's
+    ``flag`` is the stop flag the exact search polls (``gpu_sa.engine.stop``'s protocol: 1 = stop); the anneal's
     progress callback reads it between chunks."""
 
     def __init__(self, kind: str, connection, detail: dict):

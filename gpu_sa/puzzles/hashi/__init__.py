@@ -20,14 +20,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cpu_ref import hashi as bridge_reference
+from cpu_ref.hashi import bridge as bridge_reference
 
-from ... import validate
-from ..errors import PuzzleError
-from ..ilp import ExactAnswer, exact_answer
-from ...moves import AnnealMove, smallest_unsigned
+from . import validate
+from ..common.errors import PuzzleError
+from ..common.ilp import ExactAnswer, exact_answer
+from ...engine.contract import AnnealMove, smallest_unsigned
 from ..spec import ANNEAL, Integer, Method, Option, Real, Size
-from . import bridge
+from .moves import bridge
 from .formats import FORMATS
 from .formats import write as write_puzzle
 from .geometry import HashiGeometry, geometry
@@ -45,7 +45,7 @@ DEFAULT_MOVE = "bridge"
 METHODS = (ANNEAL, Method("ilp", "the integer program, solved exactly by SciPy's HiGHS", exact=True))
 NAMED_FORMATS = ("has", "tatham", "puzzlink")  # they name the puzzle: --kind can be left out
 OUTPUT_FORMATS = ("pretty",)  # a solution is drawn; the puzzle formats cannot hold one
-COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.apps.generate:instances"}
+COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.puzzles.hashi.generate:instances"}
 OPTIONS = (
     Option("--size", "grid size, e.g. 10x10 or 9x16 (required)", Size(min_cells=2), commands=("generate",),
            required=True, purpose="grid size; Hashiwokakero needs room for 2 islands"),
@@ -131,7 +131,7 @@ class Hashi:
     def count_solutions(self, *, limit: int = 2, time_limit: float | None = None, max_nodes=None,
                         seed: int | None = None) -> ExactAnswer:
         """Connected solutions counted up to ``limit`` by the ILP with lazy connectivity cuts (HiGHS)."""
-        from gpu_sa.exact import hashi as exact
+        from gpu_sa.puzzles.hashi import exact
 
         return exact_answer(exact.solve(self.grid, limit=limit, time_limit=time_limit,
                                         seed=0 if seed is None else seed), self.values_of)
@@ -155,25 +155,11 @@ def default_islands(rows: int, cols: int) -> int:
     return max(2, min(100, rows * cols // 4))
 
 
-def generate_puzzle(rows: int, cols: int, *, seed, unique: bool = False, islands: int | None = None):
-    """(grid, bridges) with exactly ``islands`` islands by the seed's generator; ValueError when none can be made,
-    None when a stop request came first."""
-    from .generate import GenerationFailed, GenerationStopped, generate
-
-    try:
-        return generate(rows, cols, islands=default_islands(rows, cols) if islands is None else islands, seed=seed,
-                        unique=unique, exact=True)
-    except GenerationFailed as error:
-        raise ValueError(str(error)) from None
-    except GenerationStopped:
-        return None
-
-
 def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Hashi]:
     from .formats import parse as parse_grids
 
     return [Hashi(grid=g.grid, fmt=g.fmt, source=g.source, line=g.line) for g in parse_grids(text, source, fmt)]
 
 
-__all__ = ["Hashi", "parse", "PuzzleError", "MOVES", "KIND", "FORMATS", "write_puzzle", "generate_puzzle", "SUMMARY",
+__all__ = ["Hashi", "parse", "PuzzleError", "MOVES", "KIND", "FORMATS", "write_puzzle", "SUMMARY",
            "FORMAT_HELP", "METHODS", "COMMANDS", "OPTIONS"]

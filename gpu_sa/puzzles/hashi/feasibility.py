@@ -18,8 +18,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from ..ilp import relaxation_infeasible
-from .bridge import most_bridges
+from ..common.ilp import relaxation_infeasible
+from .moves.bridge import most_bridges
 from .geometry import HashiGeometry
 
 
@@ -62,8 +62,8 @@ def _count(number, noun):
 
 
 def _relaxation_infeasible(geo: HashiGeometry) -> bool:
-    from gpu_sa.exact.hashi import model_of
-    from gpu_sa.exact.milp import rows
+    from gpu_sa.puzzles.hashi.exact import model_of
+    from gpu_sa.puzzles.common.milp import rows
 
     model = model_of(geo)
     edges = geo.edges.shape[0]

@@ -50,9 +50,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import limits
-from .. import codecs
-from ..errors import PuzzleError, PuzzleTooLarge
+from ...engine import limits
+from ..common import codecs
+from ..common.errors import PuzzleError, PuzzleTooLarge
 from .geometry import MAX_VALUE, check_grid
 
 FORMATS = ("has", "plain", "tatham", "puzzlink")

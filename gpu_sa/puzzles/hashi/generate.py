@@ -23,7 +23,7 @@ Every draw comes from ``numpy.random.default_rng(seed)``: one seed, one instance
 ``unique=True`` repairs the planted solution until it is the only one. Random draws are almost
 never unique at the Coelho et al. density (none of 1,000 draws of 100 islands on 16x16, 25 s; the
 README's example failed so), so: the integer program finds the solution *closest* to the planted
-one (``gpu_sa.exact.hashi.closest_other_solution``: fewest changed variables, typically a short
+one (``gpu_sa.puzzles.hashi.exact.closest_other_solution``: fewest changed variables, typically a short
 cycle of bridges that can be shifted), and one edge where they differ gets another bridge count in
 the planted solution, a double first (an island's number changes with it, so that other solution
 is gone). Repeated until no other solution exists (a few dozen repairs for 100 islands, about a
@@ -32,12 +32,16 @@ bridges would fall apart) or after ``MAX_REPAIRS`` repairs.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
-from ... import stop
-from ...validate import hashi_violations
+from ...apps.generate import instances as made_instances
+from ...engine import stop
+from . import default_islands
+from .validate import hashi_violations
 from .geometry import geometry
 
 MAX_REPAIRS = 500  # planted-solution repairs per draw before a fresh draw (100 islands on 16x16 take 20-40)
@@ -48,7 +52,7 @@ class GenerationFailed(RuntimeError):
 
 
 class GenerationStopped(RuntimeError):
-    """A stop request (``gpu_sa.stop``: Ctrl-C on the command line) came while an instance was being made."""
+    """A stop request (``gpu_sa.engine.stop``: Ctrl-C on the command line) came while an instance was being made."""
 
 
 def _island_before(occupied: np.ndarray, axis: int) -> np.ndarray:
@@ -163,7 +167,7 @@ def _with_values(shape, counts):
 
 def _repaired(rng, shape, counts, time_limit):
     """The planted ``counts`` changed until they are the puzzle's only solution (module docstring), or None."""
-    from gpu_sa.exact.hashi import closest_other_solution  # the exact solver is only needed for uniqueness
+    from gpu_sa.puzzles.hashi.exact import closest_other_solution  # the exact solver is only needed for uniqueness
 
     for _ in range(MAX_REPAIRS):
         if stop.requested():
@@ -229,3 +233,19 @@ def generate(rows: int, cols: int, *, islands: int, seed, unique: bool = False, 
     wanted = "unique " if unique else ""
     raise GenerationFailed(f"no connected {wanted}{rows}x{cols} Hashiwokakero with {islands} "
                            f"{'islands' if exact else 'random islands'} in {max_attempts} attempts (seed {seed})")
+
+
+def generate_puzzle(rows: int, cols: int, *, seed, unique: bool = False, islands: int | None = None):
+    """(grid, bridges) with exactly ``islands`` islands by the seed's generator; ValueError when none can be made,
+    None when a stop request came first."""
+    try:
+        return generate(rows, cols, islands=default_islands(rows, cols) if islands is None else islands, seed=seed,
+                        unique=unique, exact=True)
+    except GenerationFailed as error:
+        raise ValueError(str(error)) from None
+    except GenerationStopped:
+        return None
+
+
+# what ``gpu-sa generate`` runs for this kind (named in the kind's COMMANDS)
+instances = partial(made_instances, make=generate_puzzle)

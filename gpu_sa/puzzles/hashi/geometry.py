@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import stop
-from ..errors import PuzzleError
+from ...engine import stop
+from ..common.errors import PuzzleError
 
 MAX_VALUE = 8  # four directions, two bridges each
 

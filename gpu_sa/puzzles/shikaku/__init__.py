@@ -18,14 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cpu_ref import shikaku as rect_reference
+from cpu_ref.shikaku import rect as rect_reference
 
-from ... import validate
-from ..errors import PuzzleError
-from ..ilp import ExactAnswer, exact_answer, relaxation_infeasible
-from ...moves import AnnealMove, smallest_unsigned
+from . import validate
+from ..common.errors import PuzzleError
+from ..common.ilp import ExactAnswer, exact_answer, relaxation_infeasible
+from ...engine.contract import AnnealMove, smallest_unsigned
 from ..spec import ANNEAL, Integer, Method, Option, Real, Size
-from . import rect
+from .moves import rect
 from .formats import FORMATS
 from .formats import write as write_puzzle
 from .geometry import ShikakuGeometry, geometry
@@ -42,7 +42,7 @@ DEFAULT_MOVE = "rect"
 METHODS = (ANNEAL, Method("ilp", "the integer program, solved exactly by SciPy's HiGHS", exact=True))
 NAMED_FORMATS = ("tatham", "puzzlink")  # they name the puzzle: --kind can be left out
 OUTPUT_FORMATS = ("pretty",)  # a solution is drawn; the puzzle formats cannot hold one
-COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.apps.generate:instances"}
+COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.puzzles.shikaku.generate:instances"}
 OPTIONS = (
     Option("--size", "grid size, e.g. 10x10 or 9x16 (required)", Size(), purpose="grid size", commands=("generate",),
            required=True),
@@ -124,7 +124,7 @@ class Shikaku:
     def count_solutions(self, *, limit: int = 2, time_limit: float | None = None, max_nodes=None,
                         seed: int | None = None) -> ExactAnswer:
         """Solutions counted up to ``limit`` by the seed's integer program (HiGHS, no-good cuts to count)."""
-        from gpu_sa.exact import shikaku as exact
+        from gpu_sa.puzzles.shikaku import exact
 
         return exact_answer(exact.solve(self.clues, limit=limit, time_limit=time_limit,
                                         seed=0 if seed is None else seed), self.values_of)
@@ -144,7 +144,7 @@ class Shikaku:
             return str(error).removeprefix(f"{self.label}: ")
         if geo.contradiction is not None:
             return geo.contradiction
-        from gpu_sa.exact import shikaku as exact
+        from gpu_sa.puzzles.shikaku import exact
 
         incidences = int((geo.clue_values.astype(np.int64) * np.diff(geo.first)).sum())  # the program's nonzeros
         if incidences <= RELAXATION_MAX_NONZEROS and relaxation_infeasible(exact.model_of(geo)):
@@ -156,22 +156,11 @@ class Shikaku:
         return self.contradiction() is not None
 
 
-def generate_puzzle(rows: int, cols: int, *, seed, unique: bool = False, depth: int | None = None,
-                    merge_iterations: int | None = None):
-    """(clues, rectangles) by the seed's generator (``generate.generate``); ValueError when none can be made."""
-    from .generate import GenerationFailed, generate
-
-    try:
-        return generate(rows, cols, seed=seed, unique=unique, depth=depth, merge_iterations=merge_iterations)
-    except GenerationFailed as error:
-        raise ValueError(str(error)) from None
-
-
 def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Shikaku]:
     from .formats import parse as parse_grids
 
     return [Shikaku(clues=g.clues, fmt=g.fmt, source=g.source, line=g.line) for g in parse_grids(text, source, fmt)]
 
 
-__all__ = ["Shikaku", "parse", "PuzzleError", "MOVES", "KIND", "FORMATS", "write_puzzle", "generate_puzzle", "SUMMARY",
+__all__ = ["Shikaku", "parse", "PuzzleError", "MOVES", "KIND", "FORMATS", "write_puzzle", "SUMMARY",
            "FORMAT_HELP", "METHODS", "COMMANDS", "OPTIONS"]

@@ -42,9 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import limits
-from .. import codecs
-from ..errors import PuzzleError, PuzzleTooLarge
+from ...engine import limits
+from ..common import codecs
+from ..common.errors import PuzzleError, PuzzleTooLarge
 from .geometry import check_clues
 
 FORMATS = ("plain", "tatham", "puzzlink")

@@ -25,10 +25,13 @@ largest about 20; 25x25 about 100 clues, 50x50 about 390, with the same area spr
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from ... import stop
-from ...validate import shikaku_violations
+from ...apps.generate import instances as made_instances
+from ...engine import stop
+from .validate import shikaku_violations
 
 DEFAULT_MERGE_ITERATIONS = 3
 
@@ -132,7 +135,7 @@ def generate(rows: int, cols: int, *, seed, depth: int | None = None, merge_iter
 
     ``rectangles`` are [top, left, bottom, right] (inclusive, 0-based) in row-major clue
     order. With ``unique=True`` the result has exactly one solution (checked by
-    ``gpu_sa.exact.shikaku.solve(clues, limit=2)``, each check bounded by ``time_limit``
+    ``gpu_sa.puzzles.shikaku.exact.solve(clues, limit=2)``, each check bounded by ``time_limit``
     seconds, a check that runs out counting as a failure); ``GenerationFailed`` after
     ``max_attempts`` draws without one. Defaults: see the module docstring.
     """
@@ -151,10 +154,23 @@ def generate(rows: int, cols: int, *, seed, depth: int | None = None, merge_iter
                                  f"{problems[:3]}")
         if not unique:
             return clues, rectangles
-        from gpu_sa.exact.shikaku import solve  # the exact solver is only needed for uniqueness
+        from gpu_sa.puzzles.shikaku.exact import solve  # the exact solver is only needed for uniqueness
 
         answer = solve(clues, limit=2, time_limit=time_limit)
         if answer.solutions == 1 and not answer.gave_up:
             return clues, rectangles
     raise GenerationFailed(f"no {rows}x{cols} Shikaku with a unique solution in {max_attempts} attempts "
                            f"(seed {seed}, depth {depth}, {merge_iterations} merge passes)")
+
+
+def generate_puzzle(rows: int, cols: int, *, seed, unique: bool = False, depth: int | None = None,
+                    merge_iterations: int | None = None):
+    """(clues, rectangles) by the seed's generator (``generate.generate``); ValueError when none can be made."""
+    try:
+        return generate(rows, cols, seed=seed, unique=unique, depth=depth, merge_iterations=merge_iterations)
+    except GenerationFailed as error:
+        raise ValueError(str(error)) from None
+
+
+# what ``gpu-sa generate`` runs for this kind (named in the kind's COMMANDS)
+instances = partial(made_instances, make=generate_puzzle)

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import limits, stop
-from ..errors import PuzzleError
+from ...engine import limits, stop
+from ..common.errors import PuzzleError
 
 PRUNE_BYTES_PER_INCIDENCE = 96  # prune's int64 arrays per (candidate, cell) pair, with its temporaries
 

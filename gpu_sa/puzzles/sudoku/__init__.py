@@ -19,14 +19,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cpu_ref import sudoku as sudoku_reference
-from cpu_ref import sudoku_swap as swap_reference
-from cpu_ref import sudoku_tabu as tabu_reference
+from cpu_ref.sudoku import sirdey as sirdey_reference
+from cpu_ref.sudoku import swap as swap_reference
+from cpu_ref.sudoku import tabu as tabu_reference
 
-from ... import validate
-from ...moves import AnnealMove, per_puzzle
+from . import validate
+from ...engine.contract import AnnealMove, per_puzzle
 from ..spec import ANNEAL, SECONDS, Choice, Integer, Method, Option, Real
-from . import sirdey, swap, tabu
+from .moves import sirdey, swap, tabu
 from .formats import FORMATS, PuzzleError, write
 from .geometry import MAX_ORDER, MIN_ORDER, geometry
 
@@ -43,7 +43,7 @@ FORMAT_HELP = {
 METHODS = (
     Method("auto", "propagation, then the seeded complete search and the annealer in turns with doubling budgets, "
            "the first verified answer wins (the measured default: README, 'Large Sudoku')",
-           runs="gpu_sa.apps.solve:auto", cpu_preferred="gpu_sa.portfolio:cpu_preferred"),
+           runs="gpu_sa.puzzles.sudoku.auto:answer", cpu_preferred="gpu_sa.puzzles.sudoku.auto:cpu_preferred"),
     ANNEAL,
     Method("exact", "the complete search (the three rules, then branching) with seeded restarts (gpu-sa exact counts solutions too)",
            exact=True),
@@ -76,16 +76,17 @@ SCHEDULE_BY_ORDER = {3: None}
 LARGE_SCHEDULE = (0.5, 0.05, 1000)
 NAMED_FORMATS = ()  # the default kind: tried first, needs no sign of its own
 OUTPUT_FORMATS = FORMATS + ("pretty",)
-COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.apps.generate:sudoku_grids",
-            "minimize": "gpu_sa.apps.generate:sudoku_minimize", "puzzle": "gpu_sa.apps.generate:sudoku_puzzles"}
-GRID_METHODS = ("anneal", "backtrack", "swaps")  # gpu_sa.apps.generate's, checked by tests/test_cli_registry.py
+COMMANDS = {"solve": None, "exact": None, "generate": "gpu_sa.puzzles.sudoku.generate.commands:grids",
+            "minimize": "gpu_sa.puzzles.sudoku.generate.commands:minimized",
+            "puzzle": "gpu_sa.puzzles.sudoku.generate.commands:puzzles"}
+GRID_METHODS = ("anneal", "backtrack", "swaps")  # the generator's, checked by tests/cli/test_registry.py
 MINIMIZE_METHODS = ("anneal", "greedy", "brute")
 _MINIMIZE_HELP = ("how givens are removed: anneal (default, the original scheme: a random cell; a given goes when the "
                   "puzzle stays unique, an empty cell gets its digit back with probability exp(-1/T)), greedy (one "
                   "pass in random order) or brute (the smallest unique puzzle inside the input, proven within the "
                   "budget of --max-nodes and --time-limit)")
 _BRUTE = {"minimize_method": ("brute",)}
-MAX_SEARCHES = 64  # gpu_sa.exact.sudoku.counting's (not imported here: it compiles; a test keeps them equal)
+MAX_SEARCHES = 64  # gpu_sa.puzzles.sudoku.exact.counting's (not imported here: it compiles; a test keeps them equal)
 OPTIONS = (
     Option("--max-nodes", "give up after this many branches (default: 10,000,000 without --time-limit, so that a huge "
            "empty grid cannot hang the search; none with it, so that the time limit is what stops the search)",
@@ -226,7 +227,7 @@ class Sudoku:
             n_free=np.array([free.size], dtype=np.int32), candidates=per_puzzle(candidates, np.uint8),
             unit_offsets=geo.unit_offsets, n_values=self.side)
         return AnnealMove(
-            name="sirdey", kernel=sirdey, reference=sudoku_reference, tables=tables,
+            name="sirdey", kernel=sirdey, reference=sirdey_reference, tables=tables,
             config_size=geo.cells, counts_size=geo.count_slots,
             max_delta=geo.peers, plateau_length=geo.cells, max_cost=geo.max_cost,
             # Sirdey's T'_f: log N with N = (N digits)^(cells), free of the instance (the seed's choice).
@@ -249,9 +250,9 @@ class Sudoku:
 
     @functools.cached_property
     def propagated(self):
-        """``gpu_sa.exact.sudoku.propagate`` of the givens (the seed-002 rules' fixpoint, its free cells, or a
+        """``gpu_sa.puzzles.sudoku.exact.propagate`` of the givens (the seed-002 rules' fixpoint, its free cells, or a
         contradiction), computed once: ``auto`` starts from it and the moves' roots are built on it."""
-        from ...exact import sudoku as exact
+        from . import exact
 
         return exact.propagate(self.givens, self.order)
 
@@ -266,13 +267,13 @@ class Sudoku:
     def local_search_root(self) -> tuple[np.ndarray, np.ndarray]:
         """(values, masks) that move ``tabu`` starts from: the rules' fixpoint (``propagation``, not None), then
         box-line reduction and each unit's AllDifferent made arc consistent (a matching and its Hall sets), to a
-        fixpoint (``gpu_sa.exact.sudoku.consistency``, the complete search's own rules; sound, so no solution is
+        fixpoint (``gpu_sa.puzzles.sudoku.exact.consistency``, the complete search's own rules; sound, so no solution is
         lost). About a millisecond at 64x64. Measured on Sudoku-LS's set (bench/RESULTS.md, issue 23): at 49x49
         with 60 % givens it left 33 free cells of one instance where the rules left 756; at 64x64 60 % it took
         6 % of the candidates. When it finds a contradiction the rules' fixpoint is returned: the chains can then
         never solve, and ``auto``'s complete search proves that there is no solution."""
-        from ...exact.sudoku import _digits_of, tables
-        from ...exact.sudoku.consistency import ALLDIFF, BOX_LINE, strengthened
+        from .exact import _digits_of, tables
+        from .exact.consistency import ALLDIFF, BOX_LINE, strengthened
 
         values, masks = self.propagation
         cand = np.array(masks, dtype=np.uint64)
@@ -296,7 +297,7 @@ class Sudoku:
 
     def contradicts(self) -> bool:
         """True when propagating the seed-002 rules from the givens alone proves there is no solution."""
-        from gpu_sa.exact import sudoku as exact
+        from gpu_sa.puzzles.sudoku import exact
 
         return exact.contradicts(self.givens, self.order)
 
@@ -311,7 +312,7 @@ class Sudoku:
         switches on the seeded search with restarts (None: the seed's deterministic search, ``box_line``: with
         pointing and box-line reduction). Without
         ``max_nodes``, a ``time_limit`` alone bounds the search; with neither, DEFAULT_MAX_NODES does."""
-        from gpu_sa.exact import sudoku as exact
+        from gpu_sa.puzzles.sudoku import exact
 
         if max_nodes is None:
             max_nodes = exact.DEFAULT_MAX_NODES if time_limit is None else exact.NO_NODE_LIMIT
@@ -320,7 +321,7 @@ class Sudoku:
 
     def check(self, values) -> list[str]:
         """Rule violations of a full grid (0-based values), by the independent validator."""
-        # arrays, not lists: the validator tests whole arrays at once (see ``gpu_sa.validate``)
+        # arrays, not lists: the validator tests whole arrays at once (see ``validate``)
         one_based = (np.asarray(values, dtype=np.int64) + 1).reshape(self.side, self.side)
         givens = (np.asarray(self.givens, dtype=np.int64) + 1).reshape(self.side, self.side)
         return validate.sudoku_violations(one_based, givens)

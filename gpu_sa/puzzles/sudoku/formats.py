@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import codecs
-from ..errors import PuzzleError, ShapeError
+from ..common import codecs
+from ..common.errors import PuzzleError, ShapeError
 from .geometry import MAX_ORDER, MIN_ORDER, order_of_side
 
 FORMATS = ("line", "grid", "numbers", "acs")

@@ -1,0 +1,1 @@
+"""NumPy twin of Hashiwokakero's move ``bridge``."""

@@ -1,0 +1,1 @@
+"""NumPy twin of Shikaku's move ``rect``."""
