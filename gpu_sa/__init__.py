@@ -5,7 +5,7 @@
     >>> result = gpu_sa.anneal(puzzle, backend="cpu", chains=256, seed=1)
     >>> result.solved, puzzle.write(result.solution, "line")
 
-See README.md for the command line and the algorithms.
+See docs/ for the command line (docs/cli.md), the algorithms (docs/algorithms.md) and this API (docs/api.md).
 """
 __version__ = "0.1.0"
 

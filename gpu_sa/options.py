@@ -134,6 +134,29 @@ class Size(Value):
 
 
 @dataclass(frozen=True)
+class SquareSize(Value):
+    """NxN, a square grid whose side N is one of ``sides``; the value is N."""
+
+    sides: tuple[int, ...] = ()
+
+    @property
+    def expected(self) -> str:
+        return f"NxN with N one of {', '.join(map(str, self.sides))}"
+
+    def metavar(self) -> str:
+        return "NxN"
+
+    def __call__(self, text: str) -> int:
+        parts = text.lower().split("x")
+        if len(parts) != 2:
+            raise ValueError(text)
+        rows, cols = (Integer(1, None)(part) for part in parts)
+        if rows != cols or rows not in self.sides:
+            raise ValueError(text)
+        return rows
+
+
+@dataclass(frozen=True)
 class Choice(Value):
     names: tuple[str, ...]
 

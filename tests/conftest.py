@@ -42,7 +42,7 @@ def simulator_on_one_core(env):
     when ``env`` turns numba's CUDA simulator on, else None. The simulator runs each GPU thread as a Python thread
     and hands the GIL from thread to thread at every barrier; spread over the cores, each handoff waits for its
     thread's core. On this project's 2-core VM, ``gpu-sa generate --order 2 --count 4 --backend cuda --chains 4``
-    took 19 s alone and 169 s beside two busy processes; on one core, 7 s and 9 s (bench/RESULTS.md). The core is
+    took 19 s alone and 169 s beside two busy processes; on one core, 7 s and 9 s. The core is
     chosen here, so that the child, forked from a process with threads, only makes the one system call."""
     if env.get("NUMBA_ENABLE_CUDASIM") != "1" or not hasattr(os, "sched_setaffinity"):
         return None
@@ -137,7 +137,7 @@ _background = []
 
 class WarmUp:
     """``tests/warm_caches.py`` in a process of its own, from the session's start: numba's cache filled beside the
-    session, in the order it needs it (a fresh clone's session compiled 65 s instead of 138 s; bench/RESULTS.md)."""
+    session, in the order it needs it (a fresh clone's session compiles 65 s instead of 138 s)."""
 
     def __init__(self):
         import tempfile

@@ -3,7 +3,7 @@
 longer run).
 
 An input is a good file of some kind and format, then up to four edits: cut short, a piece inserted,
-deleted or replaced (the pieces are the ones issue 16 found trouble with: a byte-order mark, ``-1``,
+deleted or replaced (the pieces are ones that have broken parsers: a byte-order mark, ``-1``,
 ``+2``, ``13.0``, full-width digits, a trailing ``# note``, huge sizes and numbers, control characters,
 or any character at all), a line doubled or dropped; or plain random text or bytes.
 

@@ -1,5 +1,6 @@
-"""The spine, shared by every move's test file: every backend gives the same states, costs and accept counts
-on the same seeds, and the landed trajectories are still reached.
+"""The tests every move's file runs, on that move's cases. The spine: every backend gives the same states, costs
+and accept counts on the same seeds, and the landed trajectories are still reached; for the kinds whose grids
+``chain_cases.GRIDS`` holds, the annealer solves them and the independent validator agrees.
 
 A move's test file (``tests/puzzles/<kind>/test_<move>.py``) sets ``MOVE`` and imports the tests and the hook
 below; ``pytest_generate_tests`` then runs them on that move's cases of ``chain_cases.CASES`` only.
@@ -16,9 +17,10 @@ import numpy as np
 import pytest
 
 import gpu_sa
-from chain_cases import CASES, STATE_FIELDS, backend_named, run_case
+from chain_cases import CASES, GRIDS, STATE_FIELDS, backend_named, case_puzzle, run_case
 from conftest import DATA
-from gpu_sa.engine import schedule
+from gpu_sa.engine import runner, schedule
+from gpu_sa.puzzles import PUZZLES
 
 GOLDEN = DATA / "golden"
 OLD_FIELDS = ("config", "counts", "cost", "accepted", "best_cost", "best_config", "best_move")
@@ -37,6 +39,15 @@ def pytest_generate_tests(metafunc):
             chosen = [item for item in items if item["move"] == move]
             assert chosen, f"no {name} of move {move}"
             metafunc.parametrize(name, chosen, ids=[ids(item) for item in chosen])
+    if "grid" in metafunc.fixturenames:
+        kind = next(kind for kind, module in PUZZLES.items() if move in module.MOVES)
+        grids = [name for name in sorted(GRIDS) if GRIDS[name][0] == kind]
+        assert grids, f"no grid of kind {kind}"
+        if "backend" in metafunc.fixturenames:
+            metafunc.parametrize("backend, grid", [(backend, grid) for grid in grids for backend in ("numpy", "cpu")
+                                                   if backend == "cpu" or grid != "hashi100"])  # numpy: 35 s there
+        else:
+            metafunc.parametrize("grid", grids)
 
 
 @pytest.fixture(scope="module")
@@ -87,3 +98,19 @@ def test_whole_runs_report_what_they_did(run):
     assert (result.solved, result.cost, result.chain, result.chain_moves, result.moves, result.trials) == (
         run["solved"], run["cost"], run["chain"], run["chain_moves"], run["moves"], run["trials"])
     assert puzzle.write(result.best, "line") == run["best"]
+
+
+def test_annealer_solves_and_the_validator_agrees(grid, backend):
+    puzzle = case_puzzle({"puzzle": grid})
+    result = runner.anneal(puzzle, backend=backend, chains=32 if backend == "numpy" else 128, seed=2, time_limit=60)
+    assert result.solved and result.cost == 0
+    assert puzzle.check(result.solution) == []
+    if grid == "hashi6":  # its only connected answer, not the two-piece one with the same degrees
+        assert puzzle.solution(result.solution) == puzzle.answer(puzzle.count_solutions(limit=1).solution)
+
+
+def test_ilp_solution_is_a_state_the_annealer_could_hold(grid):
+    puzzle = case_puzzle({"puzzle": grid})
+    answer = puzzle.count_solutions(limit=1)
+    assert answer.solutions == 1 and puzzle.check(answer.solution) == []
+    assert puzzle.answer(answer.solution) == puzzle.solution(answer.solution)

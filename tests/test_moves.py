@@ -1,7 +1,7 @@
 """Every move of every puzzle kind is found by its name: its kernel, its NumPy twin and its test file."""
 import pytest
 
-from bit_exact import LANDED
+from move_suite import LANDED
 from chain_cases import CASES, case_move
 from conftest import ROOT
 from gpu_sa.puzzles import PUZZLES

@@ -2,7 +2,7 @@
 
 In a fresh clone numba's cache is empty, and the first test to call a jitted function compiles it (138 s of the
 session's own time on a 2-core VM: ``cdcl`` 27 s, the minimal-puzzle prover 26 s, the root's stronger propagation
-13 s, ...; bench/RESULTS.md, twenty-first session). This script makes the same calls, with the same argument
+13 s, ...). This script makes the same calls, with the same argument
 types, beside the session and below it (nice 10; conftest's background jobs run below this, at nice 19), in the
 order the session first needs them; a function it has compiled by then is loaded from the cache instead. It
 changes no result: a cached function is the same code, and one it has not reached yet is compiled by the session

@@ -1,6 +1,6 @@
 """Plain-NumPy twin of Hashiwokakero's move ``bridge``: every chain advanced together.
 
-Written apart from ``gpu_sa/puzzles/hashi/bridge.py``; shares only the edge, island and
+Written apart from ``gpu_sa/puzzles/hashi/moves/bridge.py``; shares only the edge, island and
 movable-edge tables and the acceptance table. Degrees live in counts[:, :I]; the kernel's
 walk scratch (counts[:, I:]) is rebuilt here exactly as the kernel leaves it, so every
 state array compares equal.

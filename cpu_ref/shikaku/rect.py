@@ -1,6 +1,6 @@
 """Plain-NumPy twin of Shikaku's move ``rect``: every chain advanced together.
 
-Written apart from ``gpu_sa/puzzles/shikaku/rect.py``; shares only the candidate tables and
+Written apart from ``gpu_sa/puzzles/shikaku/moves/rect.py``; shares only the candidate tables and
 the acceptance table. Both rectangles of a move belong to one clue, so they have the same
 area v: the cells of each are enumerated as i = 0 .. v-1 (row i // width, column i % width),
 padded to the largest area among the chains' clues and masked.

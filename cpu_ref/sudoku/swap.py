@@ -1,10 +1,10 @@
 """Plain-NumPy twin of move ``swap`` (Lewis 2007): every chain advanced together.
 
-Written apart from ``gpu_sa/puzzles/sudoku/swap.py``; shares only the tables and the acceptance
+Written apart from ``gpu_sa/puzzles/sudoku/moves/swap.py``; shares only the tables and the acceptance
 table. Counts: | rows N x N | columns N x N |; cost = digits missing from them. The partner is the
 other free cell of a drawn rank; when the puzzle's candidates restrict swaps, 7 proposals in 8 (word 1's
 three lowest bits not all 0) take instead the nearest legal partner from that rank on, cyclically
-(the module docstring of ``gpu_sa/puzzles/sudoku/swap.py`` says why not always). The initial fill is
+(the module docstring of ``gpu_sa/puzzles/sudoku/moves/swap.py`` says why not always). The initial fill is
 repaired into a candidate-respecting matching by a recursive Kuhn search (the product's is iterative).
 """
 from __future__ import annotations

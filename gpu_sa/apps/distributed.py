@@ -48,7 +48,6 @@ from ..engine import backends, runner, stop
 
 POLL_SECONDS = 0.1  # a task asks for the run's stop event, the client for stop requests, this often
 GRACE_SECONDS = 10.0  # at a stop, how long the client waits for running tasks to hand in their best so far
-CHAIN_INDICES = 2**32  # chain indices are one 32-bit word of the Philox counter
 INSTALL_HINT = "pip install 'gpu-sa[dask]'"
 
 
@@ -244,26 +243,25 @@ class _StopPoll:
         return self.stopped
 
 
-def _warm_up(puzzle, backend: str, sharing: dict, options: dict) -> tuple[float, tuple[int, int]]:
+def _warm_up(puzzle, backend: str, sharing: dict, options: runner.Options) -> tuple[float, tuple[int, int]]:
     """Pay imports, propagation and the compiled code's load (or compilation) once per worker, with
     a run of a few moves of one replica group. Returns (seconds, the default chain counts here)."""
     started = time.perf_counter()
     engine = _backend_here(backend, sharing)
     _, replicas = _default_chains(engine, puzzle, options)
-    runner.anneal(puzzle, backend=engine, chains=replicas, seed=0, max_moves=8, trials=1, early_stop=False,
-                  **{k: options[k] for k in ("move", "schedule", "replicas", "propagate")})
+    runner.anneal(puzzle, backend=engine, move=options.move, schedule=options.schedule, replicas=options.replicas,
+                  propagate=options.propagate, chains=replicas, seed=0, max_moves=8, trials=1, early_stop=False)
     return time.perf_counter() - started, _chain_counts(engine, puzzle, options)
 
 
-def _default_chains(engine, puzzle, options, shared: bool = False) -> tuple[int, int]:
+def _default_chains(engine, puzzle, options: runner.Options, shared: bool = False) -> tuple[int, int]:
     """(chains, replicas): the chain count ``runner.anneal_many`` takes on ``engine`` when none is named (the
     backend's, rounded down to whole replica groups), for a puzzle alone or (``shared``) one that shares its
     launches with others, and the replicas of the schedule."""
-    _, _, law = _plan(puzzle, **{k: options[k] for k in ("move", "propagate", "schedule", "replicas", "max_moves")},
-                      trials=1, early_stop=False)
-    count = engine.dataset_chains if shared else engine.default_chains
-    chains = count(_move(puzzle, options["move"], options["propagate"]))
-    return max(law.levels, chains - chains % law.levels), law.levels
+    anneal_move = options.move_of(puzzle)
+    replicas = options.schedule_of(anneal_move).levels
+    chains = (engine.dataset_chains if shared else engine.default_chains)(anneal_move)
+    return max(replicas, chains - chains % replicas), replicas
 
 
 def _chain_counts(engine, puzzle, options) -> tuple[int, int]:
@@ -275,22 +273,20 @@ def _probe(puzzle, backend: str, sharing: dict, options: dict) -> tuple[int, int
     return _chain_counts(_backend_here(backend, sharing), puzzle, options)
 
 
-def _run_trial(puzzle, trial: int, options: dict, key: str, stop_name: str, sharing: dict) -> Trial:
+def _run_trial(puzzle, trial: int, backend: str, options: runner.Options, key: str, stop_name: str,
+               sharing: dict) -> Trial:
     from distributed import get_worker
 
-    options = dict(options)
-    engine = _backend_here(options.pop("backend"), sharing)
-    chain_base = options.pop("chain_base") + trial * options["chains"]
-    result = runner.anneal(puzzle, backend=engine, chain_base=chain_base, trials=1,
-                           stop_when=_StopPoll(key, stop_name), **options)
+    result = runner.anneal(puzzle, backend=_backend_here(backend, sharing), stop_when=_StopPoll(key, stop_name),
+                           options=options, chain_base=options.chain_base + trial * options.chains, trials=1)
     return Trial(trial=trial, worker=get_worker().address, result=result)
 
 
-def _run_batch(puzzles: list, first_index: int, options: dict, key: str, stop_name: str, sharing: dict) -> list:
-    options = dict(options)
-    engine = _backend_here(options.pop("backend"), sharing)
+def _run_batch(puzzles: list, first_index: int, batch: int, backend: str, options: runner.Options, key: str,
+               stop_name: str, sharing: dict) -> list:
     return [replace(result, index=first_index + result.index)
-            for result in runner.anneal_many(puzzles, backend=engine, stop_when=_StopPoll(key, stop_name), **options)]
+            for result in runner.anneal_many(puzzles, batch=batch, backend=_backend_here(backend, sharing),
+                                             stop_when=_StopPoll(key, stop_name), options=options)]
 
 
 # -- on the client -----------------------------------------------------------------------------------
@@ -351,93 +347,69 @@ def _executing_keys(dask_worker) -> list:
     return [task.key for task in dask_worker.state.executing]
 
 
-def _move(puzzle, move, propagate):
-    return puzzle.move(move, propagate=propagate) if move else puzzle.move(propagate=propagate)
+def _trials(anneal_move, law, options: runner.Options, chains: int) -> int:
+    """The trials ``runner.anneal`` would run (0: no limit), checked as it checks them; one for a puzzle with
+    nothing to move or no moves to make."""
+    moves, trials = options.budget(anneal_move, law, chains)
+    return 1 if moves == 0 else trials
 
 
-def _plan(puzzle, *, move, propagate, schedule, replicas, max_moves, trials, early_stop):
-    """(moves per trial, trials, schedule) as ``runner.anneal`` decides them (trials 0: no limit)."""
-    anneal_move = _move(puzzle, move, propagate)
-    if schedule is None:
-        schedule = (runner.default_ladder(anneal_move, replicas) if replicas is not None and replicas > 1
-                    else runner.default_schedule(anneal_move))
-    moves = schedule.total_moves if max_moves is None else max_moves
-    if not anneal_move.has_free_variables:
-        moves = 0
-    if trials is None:
-        trials = runner.DEFAULT_TRIALS if early_stop and moves > 0 else 1
-    if isinstance(trials, bool) or int(trials) != trials or trials < 0:
-        raise ValueError(f"trials must be a non-negative integer (0 = no limit), got {trials!r}")
-    return moves, (1 if moves == 0 else int(trials)), schedule
+def _check(options: runner.Options, in_flight, keep_state_why: str) -> None:
+    """What ``runner.anneal`` cannot check for a cluster, before any task leaves."""
+    if in_flight is not None and (isinstance(in_flight, bool) or int(in_flight) != in_flight or in_flight < 1):
+        raise ValueError(f"in_flight must be a positive integer, got {in_flight!r}")
+    if options.keep_state:
+        raise ValueError(f"keep_state: {keep_state_why}")
 
 
-def _check_options(*, chains, seed, trials, chain_base, time_limit, early_stop, in_flight):
-    """The checks ``runner.anneal`` makes, made before any task leaves (``chains`` None: not known yet)."""
-    for name, value in (("chains", chains), ("in_flight", in_flight)):
-        if value is not None and (isinstance(value, bool) or int(value) != value or value < 1):
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
-    if time_limit is not None and not time_limit > 0:
-        raise ValueError(f"time_limit must be positive, got {time_limit}")
-    if trials == 0 and time_limit is None and not early_stop:
-        raise ValueError("unlimited trials need a time limit or early stop")
-    if chains is not None and chain_base + chains * max(trials, 1) > CHAIN_INDICES:
-        raise ValueError("chain indices (chain_base + trials x chains) must stay below 2**32")
-
-
-def solve_one(puzzle, *, client, move: str | None = None, backend: str = "auto", chains: int | None = None,
-              seed: int | None = None, schedule=None, max_moves: int | None = None, trials: int | None = None,
-              stall_plateaus: int | None = None, time_limit: float | None = None, early_stop: bool = True,
-              chain_base: int = 0, chunk_moves: int | None = None, replicas: int | None = None,
-              exchange_interval: int | None = None, propagate: bool = True, in_flight: int | None = None,
-              warm_up: bool = True, on_trial: Callable[[Trial], None] | None = None) -> Run:
+@runner.taking_the_options
+def solve_one(puzzle, *, client, backend: str = "auto", in_flight: int | None = None, warm_up: bool = True,
+              on_trial: Callable[[Trial], None] | None = None, options: runner.Options | None = None,
+              **keywords) -> Run:
     """Anneal ``puzzle`` with its trials spread over the workers of ``client``: the same answer as
     ``runner.anneal`` with the same options and seed (see the module docstring).
 
-    ``backend`` is a name, resolved on each worker (``auto``: cuda where a GPU is); ``chains``
-    defaults to the count ``runner.anneal`` takes on the first worker's backend, for every trial.
-    ``time_limit`` is for the whole run, from the end of the warm-up. At most ``in_flight`` trial
-    tasks are out at a time (default: twice the worker threads). ``on_trial`` is called with every
-    trial task that finishes. A stop request (``gpu_sa.engine.stop``) or the time limit stops every trial
-    and reports the best found so far (``stopped``: interrupted or time_limit; then the answer need
-    not be the one-process answer).
+    The run's settings are those of ``runner.anneal`` (the fields of ``runner.Options``, as keywords or one
+    ``options`` object), but ``keep_state``. ``backend`` is a name, resolved on each worker (``auto``: cuda where a
+    GPU is); ``chains`` defaults to the count ``runner.anneal`` takes on the first worker's backend, for every
+    trial. ``time_limit`` is for the whole run, from the end of the warm-up. At most ``in_flight`` trial tasks
+    are out at a time (default: twice the worker threads). ``on_trial`` is called with every trial task that
+    finishes. A stop request (``gpu_sa.engine.stop``) or the time limit stops every trial and reports the best
+    found so far (``stopped``: interrupted or time_limit; then the answer need not be the one-process answer).
     """
+    options = runner.options_from("solve_one", options, keywords)
+    _check(options, in_flight, "a trial's chains stay on its worker")
     distributed = _distributed()
-    seed = runner.default_seed() if seed is None else int(seed)
-    _, limit, law = _plan(puzzle, move=move, propagate=propagate, schedule=schedule, replicas=replicas,
-                          max_moves=max_moves, trials=trials, early_stop=early_stop)
-    checks = dict(seed=seed, trials=limit, chain_base=chain_base, time_limit=time_limit, early_stop=early_stop,
-                  in_flight=in_flight)
-    _check_options(chains=chains, **checks)
-    options = dict(move=move, schedule=schedule, max_moves=max_moves, stall_plateaus=stall_plateaus,
-                   early_stop=early_stop, chunk_moves=chunk_moves, replicas=replicas,
-                   exchange_interval=exchange_interval, propagate=propagate)
+    if options.seed is None:
+        options = replace(options, seed=runner.default_seed())
+    anneal_move = options.move_of(puzzle)
+    law = options.schedule_of(anneal_move)
+    _trials(anneal_move, law, options, options.chains or 1)  # the checks runner.anneal makes, before the warm-up
     setup_start = time.perf_counter()
     warmup, (default_chains, _), sharing = _prepare(client, puzzle, backend=backend, warm_up=warm_up, options=options)
-    chains = default_chains if chains is None else int(chains)
-    _check_options(chains=chains, **checks)
+    if options.chains is None:
+        options = replace(options, chains=default_chains)
+    chains, limit = options.chains, _trials(anneal_move, law, options, options.chains)
     if limit == 0:
-        limit = (CHAIN_INDICES - chain_base) // chains  # no limit: until the chain indices run out
-    options.update(backend=backend, chains=chains, seed=seed, chain_base=chain_base)
+        limit = (runner.CHAIN_INDICES - options.chain_base) // chains  # no limit: until the chain indices run out
     run_id = uuid.uuid4().hex
     halt = distributed.Event(f"gpu-sa-stop-{run_id}", client=client)
     started = time.perf_counter()
-    deadline = None if time_limit is None else started + time_limit
+    deadline = stop.Deadline.after(options.time_limit, start=started)
     pending: dict[int, object] = {}  # trial -> future
     finished: dict[int, Trial] = {}
     next_trial, solved_at, cut_short, submitted = 0, None, None, 0
     try:
         while True:
-            if stop.requested() or (deadline is not None and time.perf_counter() >= deadline):
+            if stop.requested() or deadline.passed():
                 cut_short = "interrupted" if stop.requested() else "time_limit"
                 break
             horizon = limit if solved_at is None else solved_at
             if next_trial < horizon and len(pending) < (in_flight or 2 * _worker_threads(client)):
-                if deadline is not None:
-                    options["time_limit"] = max(deadline - time.perf_counter(), 1e-3)
+                # a trial gets what is left of the run's time
+                task = options if deadline.at is None else replace(options, time_limit=max(deadline.left(), 1e-3))
                 key = f"gpu-sa-trial-{next_trial}-{run_id}"
-                pending[next_trial] = client.submit(_run_trial, puzzle, next_trial, dict(options), key, halt.name,
+                pending[next_trial] = client.submit(_run_trial, puzzle, next_trial, backend, task, key, halt.name,
                                                     sharing, pure=False, key=key)
                 next_trial += 1
                 submitted += 1
@@ -454,7 +426,7 @@ def solve_one(puzzle, *, client, move: str | None = None, backend: str = "auto",
                 finished[t] = _result(pending.pop(t), f"trial {t}")
                 if on_trial is not None:
                     on_trial(finished[t])
-                if early_stop and finished[t].result.solved and (solved_at is None or t < solved_at):
+                if options.early_stop and finished[t].result.solved and (solved_at is None or t < solved_at):
                     solved_at = t
                     for above in [a for a in pending if a > t]:
                         pending.pop(above).cancel()  # the trials above t stop at their next chunk
@@ -469,9 +441,9 @@ def solve_one(puzzle, *, client, move: str | None = None, backend: str = "auto",
             future.cancel()
         halt.clear()  # forgets the event on the scheduler
     trials_run = tuple(finished[t] for t in sorted(finished))
-    result = _combine(trials_run, solved_at, cut_short, chains=chains, seed=seed,
+    result = _combine(trials_run, solved_at, cut_short, chains=chains, seed=options.seed,
                       seconds=time.perf_counter() - started, setup_seconds=started - setup_start,
-                      interval=exchange_interval or law.plateau_length)
+                      interval=options.exchange_interval or law.plateau_length)
     return Run(result=result, trials=trials_run, cancelled=submitted - len(trials_run), warmup=warmup)
 
 
@@ -509,17 +481,16 @@ def _exchange_rates(trials, chains, interval) -> tuple:
     return tuple(float(a) / int(n) if n else 0.0 for a, n in zip(accepted, attempted))
 
 
-def solve_many(puzzles: Iterable, *, client, batch: int | None = None, move: str | None = None,
-               backend: str = "auto", chains: int | None = None, seed: int | None = None, schedule=None,
-               max_moves: int | None = None, trials: int | None = None, stall_plateaus: int | None = None,
-               time_limit: float | None = None, early_stop: bool = True, chain_base: int = 0,
-               chunk_moves: int | None = None, replicas: int | None = None, exchange_interval: int | None = None,
-               propagate: bool = True, in_flight: int | None = None, warm_up: bool = True) -> Iterator[runner.Result]:
+@runner.taking_the_options
+def solve_many(puzzles: Iterable, *, client, batch: int | None = None, backend: str = "auto",
+               in_flight: int | None = None, warm_up: bool = True, options: runner.Options | None = None,
+               **keywords) -> Iterator[runner.Result]:
     """Anneal every puzzle of ``puzzles``, ``batch`` consecutive puzzles per task on the workers of
     ``client``; yield results in input order (``Result.index``), each as soon as it and every
     earlier one are known: the same per-puzzle results as ``runner.anneal_many`` in one process.
 
-    ``batch`` defaults to ``anneal_many``'s default on the first worker's backend; ``time_limit``
+    The run's settings are those of ``runner.anneal_many`` (the fields of ``runner.Options``), but
+    ``keep_state``. ``batch`` defaults to ``anneal_many``'s default on the first worker's backend; ``time_limit``
     is per puzzle. Without ``chains`` each batch takes the default of its worker's backend, as
     ``anneal_many`` does: name it for the same answers on workers of different backends. At most
     ``in_flight`` tasks are out at a time, finished or not (default: four per worker thread), so
@@ -527,28 +498,28 @@ def solve_many(puzzles: Iterable, *, client, batch: int | None = None, move: str
     tasks end their puzzles (``stopped``: interrupted) and the results so far are yielded; later
     puzzles are not started.
     """
+    options = runner.options_from("solve_many", options, keywords)
+    _check(options, in_flight, "the chains stay on the workers")
     distributed = _distributed()
-    seed = runner.default_seed() if seed is None else int(seed)
-    checks = dict(seed=seed, trials=1 if trials is None else trials, chain_base=chain_base, time_limit=time_limit,
-                  early_stop=early_stop, in_flight=in_flight)
-    _check_options(chains=chains, **checks)
+    if options.seed is None:
+        options = replace(options, seed=runner.default_seed())
     if batch is not None and (isinstance(batch, bool) or int(batch) != batch or batch < 1):
         raise ValueError(f"batch must be a positive integer, got {batch!r}")
     source = iter(puzzles)
     first = next(source, None)
     if first is None:
         return
-    options = dict(move=move, schedule=schedule, max_moves=max_moves, trials=trials, stall_plateaus=stall_plateaus,
-                   time_limit=time_limit, early_stop=early_stop, chain_base=chain_base, chunk_moves=chunk_moves,
-                   replicas=replicas, exchange_interval=exchange_interval, propagate=propagate)
+    anneal_move = options.move_of(first)
+    law = options.schedule_of(anneal_move)
+    _trials(anneal_move, law, options, options.chains or 1)  # the checks runner.anneal_many makes, first
     _, (default_chains, dataset_chains), sharing = _prepare(client, first, backend=backend, warm_up=warm_up,
                                                             options=options)
-    _check_options(chains=chains or dataset_chains, **checks)
     # as anneal_many: enough puzzles per launch for four times the backend's default chain count, each with
     # the dataset count unless named; named here, so that every task (a last one of a single puzzle too)
     # runs the chains one process would
-    batch = max(1, default_chains * 4 // (chains or dataset_chains)) if batch is None else int(batch)
-    options.update(backend=backend, chains=chains or dataset_chains, seed=seed, batch=batch)
+    options = replace(options, chains=options.chains or dataset_chains)
+    _trials(anneal_move, law, options, options.chains)
+    batch = max(1, default_chains * 4 // options.chains) if batch is None else int(batch)
     source = itertools.chain([first], source)
     run_id = uuid.uuid4().hex
     halt = distributed.Event(f"gpu-sa-stop-{run_id}", client=client)
@@ -562,8 +533,8 @@ def solve_many(puzzles: Iterable, *, client, batch: int | None = None, move: str
                 if not puzzles_of_batch:
                     break
                 key = f"gpu-sa-batch-{position}-{run_id}"
-                queue.append(client.submit(_run_batch, puzzles_of_batch, position, dict(options), key, halt.name,
-                                           sharing, pure=False, key=key))
+                queue.append(client.submit(_run_batch, puzzles_of_batch, position, batch, backend, options, key,
+                                           halt.name, sharing, pure=False, key=key))
                 position += len(puzzles_of_batch)
             if not queue:
                 return

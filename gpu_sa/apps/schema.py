@@ -2,8 +2,8 @@
 
 Every record of every method is built through ``record``, which refuses (as an internal error) a key
 the schema does not list for the record's method, or a missing key that the method always carries;
-the README's table of keys is checked against ``KEYS`` by tests/test_docs.py. A new method, or a
-new key, is one entry here (and one row in the README).
+the table of keys in docs/cli.md ("JSON keys") is checked against ``KEYS`` by tests/test_docs.py. A new
+method, or a new key, is one entry here (and one row in that table).
 
 Keys present for every method come first; ``methods`` names the others' methods; ``when`` says when a
 key is present only under a condition (an option, an outcome), "" = always for its methods.
@@ -34,8 +34,8 @@ KEYS = (
     Key("solved", METHODS, "true when a solution was found and accepted by the independent validator"),
     Key("solution", METHODS, "the solution (Sudoku: the grid in the input's format or --output-format; Shikaku: "
         "rectangles [top, left, bottom, right]; Hashiwokakero: bridges [r1, c1, r2, c2, count]), or null"),
-    Key("cost", METHODS, "the lowest cost reached, as the move counts it (README: Moves and costs); 0 when solved; "
-        "null when unsolved and no annealing ran (the exact methods, a contradiction)"),
+    Key("cost", METHODS, "the lowest cost reached, as the move counts it (docs/algorithms.md: Moves and costs); 0 "
+        "when solved; null when unsolved and no annealing ran (the exact methods, a contradiction)"),
     Key("stopped", METHODS, "why the run ended: solved, max_moves, stalled, time_limit, interrupted, rounds (auto's "
         "last round), no_solution or contradiction"),
     Key("seconds", METHODS, "the solving time (auto: from propagation to the validator's verdict; anneal: building "

@@ -7,7 +7,6 @@ chain indices of the random streams, is one line, not a MemoryError.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +16,6 @@ from . import schema
 from ..engine.contract import state_bytes
 from ..options import UsageError, check_cooling, check_output, read_text
 
-CHAIN_INDICES = 2**32  # chain indices are one 32-bit word of the Philox counter
 LAWS = ("geometric", "sirdey", "list")
 
 
@@ -87,9 +85,9 @@ def check_chains(anneal_move, chains: int, trials: int | None) -> None:
 
     check_memory(state_bytes(anneal_move, chains), f"--chains {chains}: {chains:,} chains")
     runs = chains * max(trials or 1, 1)
-    if runs > CHAIN_INDICES:
-        raise UsageError(f"--chains {chains} x --trials {trials} = {runs:,} chains in all: at most {CHAIN_INDICES:,} "
-                         f"(each chain has its own random stream, numbered in 32 bits)")
+    if runs > runner.CHAIN_INDICES:
+        raise UsageError(f"--chains {chains} x --trials {trials} = {runs:,} chains in all: at most "
+                         f"{runner.CHAIN_INDICES:,} (each chain has its own random stream, numbered in 32 bits)")
 
 
 def dump_paths(path: str | None, count: int, *, overwrite: bool = False) -> list[str | None]:
@@ -116,34 +114,36 @@ def dump_states(path: str, puzzle, result: runner.Result, *, overwrite: bool = F
                  best_moves=state.best_move, **puzzle.instance_arrays())
 
 
-def anneal(puzzle, *, move: str | None, schedule, engine: dict, fmt: str | None, check_unique: bool,
-           progress=None, keep_state: bool = False) -> Answer | None:
-    """Anneal one puzzle (``engine``: the keyword arguments of ``runner.anneal``); None when a stop
-    request came before its run began (nothing to report for it)."""
+def anneal(puzzle, *, backend, options: runner.Options, fmt: str | None, check_unique: bool,
+           progress=None) -> Answer | None:
+    """Anneal one puzzle; None when a stop request came before its run began (nothing to report for it)."""
     if puzzle.contradicts():  # the cheap bound: propagation only, no search
-        return contradiction(puzzle, "anneal", engine.get("seed"))
-    run_start = time.perf_counter()
+        return contradiction(puzzle, "anneal", options.seed)
+    deadline = stop.Deadline.after(options.time_limit)
     try:
-        result = runner.anneal(puzzle, move=move, schedule=schedule, progress=progress, keep_state=keep_state,
-                               **engine)
+        result = runner.anneal(puzzle, backend=backend, progress=progress, options=options)
     except stop.Interrupted:  # the stop request came before this puzzle's run began
         return None
-    time_limit = engine.get("time_limit")
-    left = None if time_limit is None else time_limit - (time.perf_counter() - run_start)
-    return annealed(puzzle, result, fmt, check_unique, time_left=left)
+    return annealed(puzzle, result, fmt, check_unique, time_left=deadline.left())
 
 
 def contradiction(puzzle, method, seed) -> Answer:
     """A puzzle whose givens the cheap checks already refute: no solution, at once (stopped: contradiction,
     the check's own words in "reason")."""
+    from time import perf_counter
+
+    started = perf_counter()
     reason = puzzle.contradiction() or "the givens contradict each other"
+    seconds = perf_counter() - started
     ran = {"auto": dict(answered_by="propagation", rounds=0, nodes=0, restarts=0)}.get(method, {})
-    record = schema.record(method, puzzle=puzzle.label, solved=False, solution=None, cost=None, seconds=0.0, seed=seed,
-                           stopped="contradiction", reason=reason, backend=None, setup_seconds=0.0, moves=0, **ran)
-    return Answer(puzzle.label, False, "contradiction", record, f"{puzzle.label}: no solution: {reason}")
+    record = schema.record(method, puzzle=puzzle.label, solved=False, solution=None, cost=None,
+                           seconds=round(seconds, 6), seed=seed, stopped="contradiction", reason=reason, backend=None,
+                           setup_seconds=0.0, moves=0, **ran)
+    return Answer(puzzle.label, False, "contradiction", record,
+                  verdict(puzzle.label, "the checks before solving", "no_solution", seconds, reason))
 
 
-def anneal_batches(puzzles, schedules, *, move: str | None, engine: dict, batch: int | None, fmt: str | None,
+def anneal_batches(puzzles, schedules, *, backend, options: runner.Options, batch: int | None, fmt: str | None,
                    check_unique: bool, progress=None):
     """Answers of every puzzle in input order, those of one shape and schedule annealed ``batch`` at a time in
     one launch (``runner.anneal_many``); contradicted puzzles answered at once."""
@@ -151,8 +151,8 @@ def anneal_batches(puzzles, schedules, *, move: str | None, engine: dict, batch:
 
     def flush():
         group = [(p, s) for _, p, s in pending]
-        results = runner.anneal_many([p for p, _ in group], move=move, schedule=group[0][1], batch=batch,
-                                     progress=progress, **engine)
+        results = runner.anneal_many([p for p, _ in group], batch=batch, backend=backend, progress=progress,
+                                     options=options, schedule=group[0][1])
         for (puzzle, _), result in zip(group, results):
             yield annealed(puzzle, result, fmt, check_unique)
         pending.clear()
@@ -163,14 +163,15 @@ def anneal_batches(puzzles, schedules, *, move: str | None, engine: dict, batch:
         if puzzle.contradicts():
             if pending:
                 yield from flush()
-            yield contradiction(puzzle, "anneal", engine.get("seed"))
+            yield contradiction(puzzle, "anneal", options.seed)
             continue
         pending.append((position, puzzle, law))
     if pending:
         yield from flush()
 
 
-def on_cluster(puzzles, schedules, *, address, workers, move, engine: dict, batch, fmt, check_unique):
+def on_cluster(puzzles, schedules, *, address, workers, backend: str, options: runner.Options, batch, fmt,
+               check_unique):
     """Answers of every puzzle in input order, annealed on a Dask cluster (``gpu_sa.apps.distributed``): one
     puzzle's trials, or batches of several puzzles, are the tasks; the same answers as in this process."""
     from . import distributed
@@ -180,18 +181,18 @@ def on_cluster(puzzles, schedules, *, address, workers, move, engine: dict, batc
         if len(live) == 1:
             puzzle, law = live[0]
             if puzzle.contradicts():
-                yield contradiction(puzzle, "anneal", engine.get("seed"))
+                yield contradiction(puzzle, "anneal", options.seed)
                 return
-            run = distributed.solve_one(puzzle, client=client, move=move, schedule=law, **engine)
+            run = distributed.solve_one(puzzle, client=client, backend=backend, options=options, schedule=law)
             yield annealed(puzzle, run.result, fmt, check_unique)
             return
         # puzzles of one schedule go to the cluster together; contradicted ones are answered at once
         answerable = [(puzzle, law) for puzzle, law in live if not puzzle.contradicts()]
-        results = iter(distributed.solve_many([p for p, _ in answerable], client=client, batch=batch, move=move,
-                                              schedule=answerable[0][1] if answerable else None, **engine))
+        results = iter(distributed.solve_many([p for p, _ in answerable], client=client, batch=batch, backend=backend,
+                                              options=options, schedule=answerable[0][1] if answerable else None))
         for puzzle, _ in live:
             if puzzle.contradicts():
-                yield contradiction(puzzle, "anneal", engine.get("seed"))
+                yield contradiction(puzzle, "anneal", options.seed)
             else:
                 yield annealed(puzzle, next(results), fmt, check_unique)
 
@@ -199,6 +200,38 @@ def on_cluster(puzzles, schedules, *, address, workers, move, engine: dict, batc
 def plural(count: int, word: str, words: str | None = None) -> str:
     """'1 round', '2 rounds', '1,000 branches'."""
     return f"{count:,} {word if count == 1 else (words or word + 's')}"
+
+
+# The result lines, one form whichever method answered and whichever command asked (solve, exact, auto):
+#     <label>: solved by <who> in <seconds> s (<effort>)
+#     <label>: not solved by <who>: <why> after <seconds> s (<effort>)
+#     <label>: no solution, proved by <who> in <seconds> s (<effort>)
+# <who> in words (BY), seconds with two decimals, effort in the same units everywhere (branches of the complete
+# search, moves of the annealer, MILP solves of the integer program).
+BY = {"propagation": "propagation", "exact": "the complete search", "anneal": "the annealer",
+      "ilp": "the integer program"}
+# why a run ended without an answer (its ``stopped``), in words
+ENDED = {"time_limit": "gave up at the time limit", "max_nodes": "gave up at the branch limit (--max-nodes)",
+         "interrupted": "stopped", "max_moves": "gave up when its moves ran out (--max-moves, --trials)",
+         "stalled": "gave up when no chain improved for --stall-plateaus plateaus",
+         "rounds": "gave up when its rounds ran out"}
+
+
+def outcome(label: str, verdict: str, seconds: float, effort: str, *, ended: bool = False) -> str:
+    """One result line: '<label>: <verdict> in <seconds> s (<effort>)' ('after' for a run that ``ended`` without
+    its answer)."""
+    return f"{label}: {verdict} {'after' if ended else 'in'} {seconds:.2f} s ({effort})"
+
+
+def verdict(label: str, who: str, stopped: str, seconds: float, effort: str) -> str:
+    """The result line of a run by ``who`` (BY's words) that ended with ``stopped``: solved, no_solution (proved),
+    or a key of ENDED."""
+    if stopped == "solved":
+        return outcome(label, f"solved by {who}", seconds, effort)
+    if stopped == "no_solution":
+        return outcome(label, f"no solution, proved by {who}", seconds, effort)
+    why = ENDED.get(stopped, stopped.replace("_", " "))
+    return outcome(label, f"not solved by {who}: {why}", seconds, effort, ended=True)
 
 
 def annealed(puzzle, result, fmt, check_unique, time_left=None) -> Answer:
@@ -217,17 +250,17 @@ def annealed(puzzle, result, fmt, check_unique, time_left=None) -> Answer:
                            chain_moves=result.chain_moves, trials=result.trials, stopped=result.stopped,
                            best=puzzle.answer(result.best, json_fmt), schedule=result.schedule, **extra)
     trials = f" over {plural(result.trials, 'trial')}" if result.trials > 1 else ""
-    budget = (f"{plural(result.chains, 'chain')} x {plural(result.moves, 'move')}{trials} on {result.backend}, seed "
+    budget = (f"{plural(result.chains, 'chain')} x {plural(result.moves, 'move')}{trials} on {result.backend}; seed "
               f"{result.seed}; setup {result.setup_seconds:.2f} s")
     if result.solved and result.moves == 0:  # nothing was left to anneal: the candidates fixed every variable
-        lines = [f"{puzzle.label}: solved by {puzzle.presolve} in {result.seconds:.2f} s, before any annealing "
-                 f"(seed {result.seed}; setup {result.setup_seconds:.2f} s)"]
+        lines = [verdict(puzzle.label, puzzle.presolve, "solved", result.seconds,
+                         f"before any annealing; seed {result.seed}; setup {result.setup_seconds:.2f} s")]
     elif result.solved:
-        lines = [f"{puzzle.label}: solved in {result.seconds:.2f} s by chain {result.chain} after "
-                 f"{plural(result.chain_moves, 'move')} ({budget})"]
+        lines = [verdict(puzzle.label, BY["anneal"], "solved", result.seconds,
+                         f"chain {result.chain} after {plural(result.chain_moves, 'move')}; {budget}")]
     else:
-        lines = [f"{puzzle.label}: not solved ({result.stopped.replace('_', ' ')}) after {result.seconds:.2f} s; "
-                 f"best cost {result.cost} in chain {result.chain} ({budget})"]
+        lines = [verdict(puzzle.label, BY["anneal"], result.stopped, result.seconds,
+                         f"best cost {result.cost} in chain {result.chain}; {budget}")]
     if result.solved and check_unique:
         lines.append(UNIQUE_TEXT[unique])
     text_fmt = puzzle.fmt if fmt == "same" else (fmt or "pretty")
@@ -272,15 +305,13 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
                            solution=puzzle.answer(answer.solution, json_fmt) if solved else None,
                            cost=0 if solved else None, seconds=round(answer.seconds, 6), seed=seed, stopped=stopped,
                            **effort, **({"unique": unique} if check_unique else {}))
+    who, work = _effort(answer, seed)
+    line = verdict(puzzle.label, who, stopped, answer.seconds, work)
     if not solved:
-        reason = {"no_solution": "the puzzle has no solution", "time_limit": "time limit reached",
-                  "interrupted": "interrupted", "max_nodes": "node limit (--max-nodes) reached"}[stopped]
-        return Answer(puzzle.label, False, stopped, record,
-                      f"{puzzle.label}: not solved by {method}: {reason} ({answer.seconds:.3f} s)")
-    lines = [f"{puzzle.label}: solved by {method} in {answer.seconds:.3f} s ({_effort(answer)})"]
+        return Answer(puzzle.label, False, stopped, record, line)
+    lines = [line]
     if check_unique:
-        lines.append({True: "the solution is unique", False: "the puzzle has other solutions too",
-                      None: "uniqueness unknown: the time limit came first"}[unique])
+        lines.append(UNIQUE_TEXT[unique])
     lines.append(puzzle.write(answer.solution, puzzle.fmt if fmt == "same" else (fmt or "pretty")))
     return Answer(puzzle.label, True, stopped, record, "\n".join(lines))
 
@@ -288,30 +319,24 @@ def exact(puzzle, *, method: str, check_unique: bool, time_limit=None, fmt: str 
 def _why_stopped(answer) -> str:
     """no_solution (proved), or why the search gave up: interrupted, time_limit, or max_nodes (the Sudoku search's
     node cap; an integer program gives up on its time limit only)."""
-    if not answer.gave_up:
-        return "no_solution"
-    if getattr(answer, "interrupted", False) or stop.requested():  # a stop request ends a solver as its limit does
-        return "interrupted"
-    return "time_limit" if getattr(answer, "timed_out", True) else "max_nodes"
+    return _gave_up(answer) if answer.gave_up else "no_solution"
 
 
-def _effort(answer) -> str:
-    if getattr(answer, "rounds", None):
-        return (f"{plural(answer.variables, 'variable')}, {plural(answer.constraints, 'constraint')}, "
-                f"{plural(answer.rounds, 'MILP solve')}, {plural(answer.cuts, 'connectivity cut')}")
-    return plural(answer.nodes, "node") if getattr(answer, "nodes", None) is not None else "exact"
-
-
-GAVE_UP = {"interrupted": "stopped", "time_limit": "gave up at the time limit",
-           "max_nodes": "gave up at the node limit (--max-nodes)"}  # what ended a search, as --json and text say it
+def _effort(answer, seed: int | None = None) -> tuple[str, str]:
+    """(who, effort) of an exact solver's answer in the result lines' words: the complete search and its branches
+    (Sudoku), or the integer program, its size and its solves; the seed when one drove it."""
+    if answer.nodes is None:
+        who, effort = BY["ilp"], (f"{plural(answer.variables, 'variable')}, {plural(answer.constraints, 'constraint')}"
+                                  f", {plural(answer.rounds, 'MILP solve')}, {plural(answer.cuts, 'connectivity cut')}")
+    else:
+        who, effort = BY["exact"], plural(answer.nodes, "branch", "branches")
+    return who, effort + ("" if seed is None else f"; seed {seed}")
 
 
 def _gave_up(answer) -> str:
-    """What ended a search that did not decide (a key of GAVE_UP): a stop request, the time limit, or the node
+    """What ended a search that did not decide (a key of ENDED): a stop request, the time limit, or the node
     limit (the integer programs have only a time limit, and tell no stop from it)."""
-    from ..engine import stop
-
-    if getattr(answer, "interrupted", False) or stop.requested():
+    if getattr(answer, "interrupted", False) or stop.requested():  # a stop request ends a solver as its limit does
         return "interrupted"
     if getattr(answer, "timed_out", False) or answer.nodes is None:
         return "time_limit"
@@ -329,19 +354,21 @@ def count(puzzle, *, limit: int, fmt: str | None, options: dict) -> Answer:
         record["stopped"] = _gave_up(answer)
     if getattr(answer, "seed", None) is not None and getattr(answer, "restarts", None) is not None:
         record.update(seed=answer.seed, restarts=answer.restarts, final_nodes=answer.final_nodes)
-    effort = (plural(answer.nodes, "node") if answer.nodes is not None
-              else f"{plural(answer.rounds, 'MILP solve')}, {plural(answer.cuts, 'connectivity cut')}")
+    who, effort = _effort(answer, getattr(answer, "seed", None))
+    found = plural(answer.solutions, "solution")
     if answer.gave_up:
-        verdict = f"{GAVE_UP[record['stopped']]} with {plural(answer.solutions, 'solution')} found"
+        line = outcome(puzzle.label, f"{who} {ENDED[record['stopped']]} with {found} found", answer.seconds, effort,
+                       ended=True)
     elif answer.solutions == 0:
-        verdict = "no solution"
+        line = verdict(puzzle.label, who, "no_solution", answer.seconds, effort)
     elif answer.solutions >= limit and limit > 1:
-        verdict = f"at least {answer.solutions} solutions (counting stopped at --count-limit)"
+        line = outcome(puzzle.label, f"at least {found}, found by {who}", answer.seconds,
+                       f"{effort}; counting stopped at --count-limit")
     elif answer.solutions == 1 and limit > 1:
-        verdict = "unique solution"
+        line = outcome(puzzle.label, f"unique solution, proved by {who}", answer.seconds, effort)
     else:
-        verdict = f"{plural(answer.solutions, 'solution')} (not counted further)"
-    lines = [f"{puzzle.label}: {verdict} ({effort}, {answer.seconds * 1e3:.2f} ms)"]
+        line = outcome(puzzle.label, f"{found}, found by {who}", answer.seconds, f"{effort}; not counted further")
+    lines = [line]
     if answer.solutions:
         lines.append(puzzle.write(answer.solution, fmt or "pretty"))
     stopped = "solved" if answer.solutions else ("gave_up" if answer.gave_up else "no_solution")

@@ -55,12 +55,14 @@ class Outcome:
 
 
 def emit(text: str) -> None:
-    """Write ``text`` and a newline to standard output and flush: one result is on its way at once.
+    """Write ``text`` and a newline to standard output and flush: one result is on its way at once (a progress line
+    shown in place is erased first: the result starts on a line of its own, and no stale progress stays above it).
 
     Straight to the descriptor, in a loop over partial writes: a signal that interrupts a blocked
     write to a full pipe makes write(2) return short, and CPython's buffered writer then keeps the
     rest of a line longer than its buffer (4 KiB on a pipe) without ever writing it (seen with
     strace: a 5 KB JSON line cut at 4096 bytes by a Ctrl-C)."""
+    clear_in_place()
     try:
         descriptor = _descriptor(sys.stdout)
         if descriptor is None:  # a stream with no descriptor (a test's capture, an embedding program)
@@ -84,12 +86,44 @@ def _descriptor(stream) -> int | None:
         return None
 
 
-def note(text: str, end: str = "\n") -> None:
-    """One line on standard error; an unwritable standard error never stops a run or loses a result."""
+def note(text: str) -> None:
+    """One line on standard error (a progress line shown in place is erased first); an unwritable standard error
+    never stops a run or loses a result."""
+    with _in_place_lock:
+        _erase_in_place()
+        _write_error(text + "\n")
+
+
+# A progress line on a terminal is rewritten in place (a carriage return, the line, erase to its end) and never
+# ended: whatever is written next, to either stream, would land on it. So every other line erases it first.
+_in_place_lock = threading.RLock()
+_in_place = [False]  # a progress line is shown in place now
+
+
+def note_in_place(text: str) -> None:
+    """Show ``text`` on standard error (a terminal) in place of the progress line shown before, if any."""
+    with _in_place_lock:
+        _write_error("\r" + text + "\x1b[K")
+        _in_place[0] = True
+
+
+def clear_in_place() -> None:
+    """Erase the progress line shown in place, if any: the cursor is left at the start of the empty line."""
+    with _in_place_lock:
+        _erase_in_place()
+
+
+def _erase_in_place() -> None:
+    if _in_place[0]:
+        _in_place[0] = False
+        _write_error("\r\x1b[K")
+
+
+def _write_error(text: str) -> None:
     if sys.stderr is None:
         return
     try:
-        sys.stderr.write(text + end)
+        sys.stderr.write(text)
         sys.stderr.flush()
     except (OSError, ValueError):
         _silence(2)

@@ -43,7 +43,7 @@ def build_parser() -> Parser:
                     "answers by default: gpu-sa solve --help).",
                     epilog="Exit status (every command): 0 success, 1 unsolved or fewer results than asked, 2 bad "
                            "input or usage, 70 internal error, 74 output failed, 129/130/143 stopped by SIGHUP/SIGINT/"
-                           "SIGTERM. README: 'Exit status'.")
+                           "SIGTERM. docs/cli.md, 'Exit status'.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, path in COMMANDS.items():
@@ -107,8 +107,10 @@ def _add_kind_options(parser, command) -> None:
             helps.setdefault(option.help, []).append(name)
         text = "; ".join((f"{', '.join(names)}: " if several else "") + help_text for help_text, names in helps.items())
         first = owners[0][1]
-        metavar = None if first.value is None else (first.metavar or first.value.metavar()
-                                                     or flag.lstrip("-").upper().replace("-", "_"))
+        # the kinds' own metavar when they agree (ROWSxCOLS), else the flag's name: each kind's help says its form
+        metavars = {option.metavar or option.value.metavar() for _, option in owners if option.value is not None}
+        metavar = None if first.value is None else (metavars.pop() if len(metavars) == 1 and None not in metavars
+                                                     else flag.lstrip("-").upper().replace("-", "_"))
         replace(first, dest=_dest(flag), required=False, group=None, metavar=metavar).add_to(group, text)
 
 
@@ -184,8 +186,8 @@ def _exit_now(ending, status: int, run_atexit: bool) -> None:
 
     Everything the command printed is flushed and its files are closed by now; what tearing down would add
     is freeing numba's and LLVM's objects one by one (about 125,000 after a 9x9 ``exact``), 0.1-0.2 s of
-    every run (bench/RESULTS.md, thirty-ninth session). The ``atexit`` handlers run (a Dask cluster's,
-    logging's, coverage's) unless a stop abandoned a HiGHS solve: then neither they nor C++'s exit handlers,
+    every run on a 2-core machine (bench/startup.py times whole commands). The ``atexit`` handlers run (a Dask
+    cluster's, logging's, coverage's) unless a stop abandoned a HiGHS solve: then neither they nor C++'s exit handlers,
     which would abort under its threads. Threads still running have nothing left to report."""
     import atexit
 
@@ -249,7 +251,7 @@ def _numba_without_its_blas_probe() -> None:
     """Load numba's array-math lowering with SciPy's linear algebra hidden, so that numba's probe for a BLAS
     (``numba.np.arraymath._check_blas``, run when numba first sets up its CPU target: the first compilation or
     cache load) fails at once instead of importing ``scipy.linalg``, 0.1-0.3 s of every command that runs
-    compiled code (bench/RESULTS.md, thirty-ninth session). The package's compiled code does no linear algebra
+    compiled code on a 2-core machine (bench/startup.py). The package's compiled code does no linear algebra
     (no ``np.dot``, ``@`` or ``np.linalg``; numba's ``np.dot`` on floats would take its plain loop instead).
 
     The command line's own process only: a program that imports gpu_sa keeps numba as it finds it. Nothing is

@@ -182,7 +182,7 @@ class CpuBackend(NumpyBackend):
         self._run_slices(glue.advance, chains, chains, chunk, move.tables, state)
 
     def describe_launch(self, rows, move=None):
-        return f"{rows:,} chains on {self.threads} threads"
+        return f"{rows:,} chains on {self.threads} thread{'s' * (self.threads != 1)}"
 
 
 @functools.cache
@@ -297,7 +297,7 @@ class CudaBackend:
 
     def describe_launch(self, rows, move=None):
         blocks = (rows + self.threads_per_block - 1) // self.threads_per_block
-        text = f"{rows:,} chains in {blocks:,} blocks of {self.threads_per_block}"
+        text = f"{rows:,} chains in {blocks:,} block{'s' * (blocks != 1)} of {self.threads_per_block} threads"
         if move is not None and not SIMULATOR:
             plan = self.launch_plan(move)
             text += (f" on {plan['sms']} SMs ({plan['blocks_per_sm']} blocks per SM: {plan['occupancy']:.0%} occupancy "

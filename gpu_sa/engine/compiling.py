@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 
-# What is compiled, by the module of the function numba compiles (first match wins), and how long it took
-# on the 2-core development machine, an empty cache (bench/RESULTS.md, thirty-second session: 22 s before a 9x9's
-# exact count, 48-54 s before a seeded search or a 9x9's solve; the CDCL 43 s more from 25x25 up; thirty-fourth
-# session, each callee compiled once per argument types (gpu_sa.engine.jit): the README's first command 52 -> 45 s, a
-# 25x25's exact 109 -> 81 s, so the CDCL about 36 s).
+# What is compiled, by the module of the function numba compiles (first match wins), and how long it takes on a
+# 2-core machine from an empty cache (NUMBA_CACHE_DIR a new folder): about 22 s before a 9x9's exact count, 45 s
+# before a seeded search or a 9x9's solve (the README's first command), 81 s before a 25x25's exact count, of which
+# the CDCL is about 36 s. Each callee is compiled once per argument types (gpu_sa.engine.jit), not per literal.
 PARTS = (
     ("gpu_sa.puzzles.sudoku.exact.clauses", "the clause-learning search (Sudoku from 25x25 up)", "about 35 s"),
     ("gpu_sa.puzzles.sudoku.exact", "the complete search and the propagation rules", "20-45 s"),
     # minimising compiles the 9x9 search its uniqueness checks call inside its own functions (one notice, this one):
-    # `gpu-sa minimize` took 62 s cold against 2.6 s warm, `--method brute` 116 s against 4.7 s (thirty-fourth session)
+    # `gpu-sa minimize` takes 62 s cold against 2.6 s warm on 2 cores, `--method brute` 116 s against 4.7 s
     ("gpu_sa.puzzles.sudoku.generate", "grid minimisation and the search behind its checks", "1-2 min"),
     ("gpu_sa.engine.probe", "a test kernel for the GPU", "a few seconds"),
     ("gpu_sa", "the annealer", "5-10 s per move"),  # moves, Philox, the generated launch code (gpu_sa_glue_...)
@@ -48,6 +48,12 @@ def describe(module_name: str) -> tuple[str, str] | None:
 
 
 _open = threading.local()  # per thread: how many compilations are in progress (callees compile inside callers)
+_running: dict = {}  # thread id -> (part, target) of the package's compilation it is in now
+# (part, target) -> when it began compiling: a part is many functions compiled one after another, so a compilation
+# that starts within RESUMED seconds of the part's last one ending goes on from the same start
+_began: dict = {}
+_ended: dict = {}  # (part, target) -> when its last compilation ended
+RESUMED = 1.0
 
 
 def _on_compile(event) -> None:
@@ -64,6 +70,10 @@ def _on_compile(event) -> None:
         return
     target = "this GPU" if "cuda" in type(dispatcher).__module__ else "this machine"
     with _lock:
+        now, key = time.monotonic(), (part, target)
+        if key not in _running.values() and now - _ended.get(key, float("-inf")) >= RESUMED:
+            _began[key] = now
+        _running[threading.get_ident()] = key
         if not _listeners:
             return
         note, announced = _listeners[-1]
@@ -81,11 +91,28 @@ def _listener(event_module):
 
         def on_end(self, event):
             _open.depth = max(getattr(_open, "depth", 1) - 1, 0)
+            if not _open.depth:
+                with _lock:
+                    key = _running.pop(threading.get_ident(), None)
+                    if key is not None:
+                        _ended[key] = time.monotonic()
 
     return Listener()
 
 
 _registered: dict = {}  # event module name -> its listener, registered once per process
+
+
+def in_progress() -> tuple[str, str, str, float] | None:
+    """(what, for which target, how long it takes, seconds since its first function began compiling) of the part of
+    the package being compiled now (the earliest begun when several threads compile), or None: for a progress line,
+    which would otherwise count the compilation as the work's own time. Seen only within ``announced`` (its
+    listener reports compilations)."""
+    with _lock:
+        if not _running:
+            return None
+        since, (what, seconds), target = min((_began[running], *running) for running in _running.values())
+    return what, target, seconds, time.monotonic() - since
 
 
 def compile_event_kind(event_module) -> str:

@@ -181,7 +181,7 @@ def opaque(limit):
     trip count LLVM can compute, carrying PTX's ``.pragma "nounroll"`` for ptxas, which unrolls on its own. For
     loops that must stay rolled: the best-state copy (its unrolled remainder was ~30 instructions of every
     proposal loop) and bridge's crossing count and connectivity walk (unrolled, they set its register count;
-    bench/RESULTS.md)."""
+    bench/sass.py shows both)."""
     return limit
 
 
@@ -453,7 +453,7 @@ class AnnealMove:
     # chains each need a core's whole time names 1
     chains_per_core: int | None = None
     # why ``--backend auto`` runs this move on the CPU even where a GPU is usable ("": on the GPU), said on stderr:
-    # a move whose kernel, as written, loses to the CPU cores (bench/RESULTS.md)
+    # a move whose kernel, as written, loses to the CPU cores (docs/gpu.md, "What runs where")
     cpu_preferred: str = ""
     # the tuned default schedule for this puzzle kind: (t0, t_end, plateaus) of a geometric law,
     # or None for the runner's defaults (measured on Sudoku)
@@ -473,8 +473,8 @@ def per_puzzle(array, dtype) -> np.ndarray:
     """One puzzle's table with its leading puzzle axis (length 1), contiguous, of ``dtype``.
 
     By reshape, not ``[None]``: the new axis of ``[None]`` has stride 0, which NumPy still calls contiguous
-    but numba-cuda does not, so the kernels were compiled for layout 'A' with a runtime 64-bit stride per
-    dimension (bench/RESULTS.md, issue 14)."""
+    but numba-cuda does not, so the kernels would be compiled for layout 'A' with a runtime 64-bit stride per
+    dimension."""
     array = np.ascontiguousarray(array, dtype=dtype)
     return array.reshape((1,) + array.shape)
 

@@ -9,10 +9,10 @@ compiled again: the test suite's warm-up compiled the 9x9 bitboard search three 
 box-line flags, and the minimal-puzzle prover twice (``_mine``'s flag). A function compiled here types such a call
 as the literal's plain type, so the copies collapse into the one version that a variable argument already needs.
 The results cannot change (the same code on the same values); only compiling gets shorter: on 2 cores, from an
-empty cache, the warm-up's three steps of the complete search, the counting and the minimiser took 273 s before
-and 168 s after (bench/RESULTS.md, thirty-fourth session). The annealer's device functions (``gpu_sa.engine.contract.device``)
-use it too on the CPU: Shikaku's ``rect.leaves`` was compiled 4 times, ``bridge.connected`` twice (thirty-fifth
-session); their CUDA kernels are compiled by numba-cuda from the Python source, as before (the same SASS).
+empty cache, the test suite's warm-up (tests/warm_caches.py) of the complete search, the counting and the
+minimiser takes 168 s instead of 273 s. The annealer's device functions (``gpu_sa.engine.contract.device``) use it
+too on the CPU, where Shikaku's ``rect.leaves`` would be compiled 4 times and ``bridge.connected`` twice; their CUDA
+kernels are compiled by numba-cuda from the Python source, which this does not change (the same SASS).
 
 Calls from Python are not affected: their arguments are typed from the values, never as literals.
 """

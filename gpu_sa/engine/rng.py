@@ -46,7 +46,7 @@ def wide_product(a, b):
     On the GPU this is one ``mul.wide.u32`` written as inline PTX: written in Python, NVVM splits a product
     whose two halves are both used into ``mul.wide.u32`` for the high half and a separate ``mul.lo`` for the
     low half (two IMADs on the device where one IMAD.WIDE.U32 gives both), and Philox takes both halves of
-    two products per round (bench/RESULTS.md, issue 14). Everywhere else it is plain arithmetic."""
+    two products per round (bench/sass.py shows the SASS). Everywhere else it is plain arithmetic."""
     return np.uint64(a) * np.uint64(b)
 
 

@@ -30,12 +30,14 @@ neighbouring rungs, accepted / attempted exchanges.
 """
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import os
 import signal
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
@@ -58,6 +60,7 @@ MAX_LAUNCH_MOVES = 1 << 30  # the kernels count a launch's moves in 32 bits
 DEFAULT_CHAINS = {"cpu": 256, "numpy": 64}  # cuda: enough to fill the device (backends.CudaBackend.default_chains)
 # Restarts cover what the default schedule (``schedule.DEFAULT_T0`` ...) leaves unsolved.
 DEFAULT_TRIALS = 100
+CHAIN_INDICES = 2**32  # chain indices are one 32-bit word of the Philox counter
 
 
 @dataclass(frozen=True)
@@ -112,122 +115,42 @@ def default_seed() -> int:
     return int.from_bytes(os.urandom(8), "little") >> 1
 
 
-def anneal(puzzle, *, move: str | None = None, backend="auto", chains: int | None = None,
-           seed: int | None = None, schedule: schedule_module.Schedule | None = None,
-           max_moves: int | None = None, trials: int | None = None, stall_plateaus: int | None = None,
-           time_limit: float | None = None, early_stop: bool = True, chain_base: int = 0,
-           progress: Callable[[Progress], None] | None = None, chunk_moves: int | None = None,
-           keep_state: bool = False, replicas: int | None = None, exchange_interval: int | None = None,
-           propagate: bool = True, stop_when: Callable[[], bool] | None = None,
-           on_ready: Callable[[], None] | None = None, on_chunk: Callable[[int], None] | None = None) -> Result:
-    """Anneal ``chains`` independent chains on ``puzzle``; return the best, validated, result.
+@dataclass(frozen=True)
+class Options:
+    """How a run goes: every keyword of ``anneal`` and ``anneal_many`` but the backend and the callbacks, declared
+    once. The Dask functions (``gpu_sa.apps.distributed``) take the same keywords and hand one object to every
+    task; the command line builds one from its options. Values are checked when the object is made; what needs
+    the puzzle's move is checked by ``budget``."""
 
-    ``backend`` is a name from ``gpu_sa.engine.backends.BACKENDS`` or a backend object.
-    ``schedule`` defaults to ``default_schedule(move)`` (``default_ladder`` with ``replicas``);
-    ``max_moves`` (per chain and trial) to its length. A trial runs every chain through the
-    schedule; the next trial (up to ``trials``, 0 = no limit; default DEFAULT_TRIALS, or 1 without
-    early stop or with zero moves) replaces every chain by a fresh one: trial g runs chain indices
-    chain_base + g * chains .. + chains - 1, so restarts replay like everything else.
-    ``stall_plateaus`` is the seed's ad-hoc stop: a trial also ends once no chain has lowered its
-    best cost for that many plateaus. ``propagate`` is handed to ``puzzle.move`` (Sudoku: the
-    seed-002 rules first, candidate-aware moves; off: the landed streams). ``replicas`` R > 1 groups the chains by R on a temperature
-    ladder that exchanges rungs every ``exchange_interval`` moves. ``stop_when`` is asked between
-    chunks, like the process-wide stop flag. ``on_ready`` is called once the chains are set up (allocated,
-    compiled), right before their first move: where ``setup_seconds`` ends. ``on_chunk`` is called after every
-    chunk with the moves per chain the trial has made, before ``stop_when``: the moves count of a progress record
-    without the record's cost (about 15 us a chunk on the CPU). ``chunk_moves`` fixes the chunk length instead of
-    adapting it (tests use it). A stop that comes before the puzzle's first trial has run leaves nothing to
-    report: ``gpu_sa.engine.stop.Interrupted`` then.
-    """
-    for result in anneal_many([puzzle], batch=1, move=move, backend=backend, chains=chains, seed=seed,
-                              schedule=schedule, max_moves=max_moves, trials=trials, stall_plateaus=stall_plateaus,
-                              time_limit=time_limit, early_stop=early_stop, chain_base=chain_base, progress=progress,
-                              chunk_moves=chunk_moves, keep_state=keep_state, replicas=replicas,
-                              exchange_interval=exchange_interval, propagate=propagate, stop_when=stop_when,
-                              on_ready=on_ready, on_chunk=on_chunk):
-        return result
-    # not a StopIteration: inside a caller's generator Python turns that into 'RuntimeError: generator raised ...'
-    raise stop_module.Interrupted("setting up the chains")
+    move: str | None = None  # the kind's move set (None: the puzzle's default)
+    chains: int | None = None  # chains per puzzle (None: the backend's default)
+    seed: int | None = None  # 64-bit seed (None: drawn when the run starts, and reported)
+    schedule: schedule_module.Schedule | None = None  # None: default_schedule(move), default_ladder with replicas
+    max_moves: int | None = None  # per chain and trial (None: the schedule's length)
+    trials: int | None = None  # 0 = no limit (None: DEFAULT_TRIALS, or 1 without early stop or with zero moves)
+    stall_plateaus: int | None = None  # end a trial once no chain lowered its best cost for this many plateaus
+    time_limit: float | None = None  # seconds per puzzle, from its first move
+    early_stop: bool = True  # end a trial as soon as a chain solves the puzzle
+    chain_base: int = 0  # the first chain index of the first trial
+    chunk_moves: int | None = None  # a fixed chunk length instead of the adaptive one (tests)
+    keep_state: bool = False  # keep every chain's state in the result (Result.state)
+    replicas: int | None = None  # R > 1: groups of R chains on a temperature ladder
+    exchange_interval: int | None = None  # moves between replica exchanges (None: one plateau)
+    propagate: bool = True  # handed to ``puzzle.move`` (Sudoku: the rules first, candidate-aware moves)
 
-
-def anneal_many(puzzles: Iterable, *, batch: int | None = None, move: str | None = None, backend="auto",
-                chains: int | None = None, seed: int | None = None, schedule=None, max_moves: int | None = None,
-                trials: int | None = None, stall_plateaus: int | None = None, time_limit: float | None = None,
-                early_stop: bool = True, chain_base: int = 0, progress=None, chunk_moves: int | None = None,
-                keep_state: bool = False, replicas: int | None = None, exchange_interval: int | None = None,
-                propagate: bool = True, stop_when: Callable[[], bool] | None = None,
-                on_ready: Callable[[], None] | None = None,
-                on_chunk: Callable[[int], None] | None = None) -> Iterator[Result]:
-    """Anneal every puzzle of ``puzzles``, ``batch`` at a time in one launch; yield results in input order.
-
-    Options as for ``anneal`` (``time_limit`` is per puzzle). Consecutive puzzles whose moves
-    cannot share a launch (another shape or schedule) start a new batch. ``batch`` defaults to
-    enough puzzles for four times the backend's default chain count (``backend.default_chains``) in
-    one launch; ``batch=1`` anneals one puzzle at a time. Without ``chains``, a puzzle gets
-    ``backend.default_chains`` when it runs alone (``batch=1``, or a single puzzle) and
-    ``backend.dataset_chains`` when several share the launches (the same on the CPU; on a GPU, a
-    share of the device instead of all of it). A chain's trajectory never depends on the batch: for
-    the same ``chains``, every answer is the same alone or batched.
-    """
-    entered = time.perf_counter()  # a generator's body runs at the first next(): the caller's clock is running
-    if isinstance(backend, str) and backend != "auto":  # auto is decided at the first puzzle's move (its cpu_preferred)
-        backend, _ = backends_module.select(backend)
-    if chains is not None:
-        _check_positive_int("chains", chains)
-    seed = default_seed() if seed is None else int(seed)
-    if not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be in [0, 2**64), got {seed}")
-    if batch is not None:
-        _check_positive_int("batch", batch)
-    if stall_plateaus is not None:
-        _check_positive_int("stall_plateaus", stall_plateaus)
-    if time_limit is not None and not time_limit > 0:
-        raise ValueError(f"time_limit must be positive, got {time_limit}")
-    if exchange_interval is not None:
-        _check_positive_int("exchange_interval", exchange_interval)
-    options = _Options(move=move, chains=chains, seed=seed, schedule=schedule, max_moves=max_moves, trials=trials,
-                       stall_plateaus=stall_plateaus, time_limit=time_limit, early_stop=early_stop,
-                       chain_base=chain_base, progress=progress, chunk_moves=chunk_moves, keep_state=keep_state,
-                       replicas=replicas, exchange_interval=exchange_interval, propagate=propagate,
-                       stop_when=stop_when, on_ready=on_ready, on_chunk=on_chunk)
-    source = _Source(puzzles, options)
-    since = (entered, 0.0)  # (when this batch's set-up began, the source's preparation seconds by then)
-    with _interrupts():
-        while source.peek() is not None and not stop_module.requested() and not (stop_when is not None and stop_when()):
-            first = source.peek()[2]
-            if isinstance(backend, str):  # auto, decided once: by the first puzzle's move (a file holds one kind)
-                backend, _ = backends_module.select(backend, cpu_preferred=first.cpu_preferred)
-            shared = batch != 1 and source.more_than_one()
-            rows = options.chains or (backend.dataset_chains(first) if shared else backend.default_chains(first))
-            size = batch or max(1, backend.default_chains(first) * 4 // rows)
-            most = backend.max_rows(first)  # the cuda kernels' 32-bit strides: a launch holds at most this many rows
-            if most is not None:
-                size = max(1, min(size, most // rows))
-            yield from _Batch(backend, options, source, size, rows, since).run()
-            since = (time.perf_counter(), source.prepared_seconds)
-
-
-@dataclass
-class _Options:
-    move: str | None
-    chains: int
-    seed: int
-    schedule: object
-    max_moves: int | None
-    trials: int | None
-    stall_plateaus: int | None
-    time_limit: float | None
-    early_stop: bool
-    chain_base: int
-    progress: object
-    chunk_moves: int | None
-    keep_state: bool
-    replicas: int | None
-    exchange_interval: int | None
-    propagate: bool
-    stop_when: object
-    on_ready: object = None
-    on_chunk: object = None
+    def __post_init__(self):
+        if self.chains is not None:
+            _check_positive_int("chains", self.chains)
+        if self.seed is not None:
+            object.__setattr__(self, "seed", int(self.seed))
+            if not 0 <= self.seed < 2**64:
+                raise ValueError(f"seed must be in [0, 2**64), got {self.seed}")
+        if self.stall_plateaus is not None:
+            _check_positive_int("stall_plateaus", self.stall_plateaus)
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise ValueError(f"time_limit must be positive, got {self.time_limit}")
+        if self.exchange_interval is not None:
+            _check_positive_int("exchange_interval", self.exchange_interval)
 
     def move_of(self, puzzle) -> AnnealMove:
         if self.move:
@@ -243,6 +166,128 @@ class _Options:
         if self.replicas is not None and self.replicas > 1:
             return default_ladder(anneal_move, self.replicas)
         return default_schedule(anneal_move)
+
+    def budget(self, anneal_move: AnnealMove, law: schedule_module.Schedule, chains: int) -> tuple[int, int]:
+        """(moves per chain and trial, trials; 0 = no limit) of ``chains`` chains per puzzle on ``anneal_move``
+        under ``law`` (``schedule_of``), checked: a move with nothing to move runs no move and one trial."""
+        max_moves = law.total_moves if self.max_moves is None else self.max_moves
+        if int(max_moves) != max_moves or max_moves < 0:
+            raise ValueError(f"max_moves must be a non-negative integer, got {max_moves}")
+        max_moves = int(max_moves) if anneal_move.has_free_variables else 0
+        trials = self.trials
+        if trials is None:
+            trials = DEFAULT_TRIALS if self.early_stop and max_moves > 0 else 1
+        if isinstance(trials, bool) or int(trials) != trials or trials < 0:
+            raise ValueError(f"trials must be a non-negative integer (0 = no limit), got {trials!r}")
+        if trials == 0 and self.time_limit is None and not self.early_stop:
+            raise ValueError("unlimited trials need a time limit or early stop")
+        if self.chain_base + chains * max(trials, 1) > CHAIN_INDICES:
+            raise ValueError("chain indices (chain_base + trials x chains) must stay below 2**32")
+        return max_moves, int(trials) if anneal_move.has_free_variables else 1
+
+
+OPTIONS = tuple(f.name for f in dataclasses.fields(Options))
+
+
+def options_from(caller: str, options: Options | None, keywords: dict) -> Options:
+    """``options`` (default: Options()) with ``keywords`` (fields of Options) replaced; a keyword that is no
+    field is the TypeError Python gives a function that lacks it."""
+    unknown = sorted(set(keywords) - set(OPTIONS))
+    if unknown:
+        raise TypeError(f"{caller}() got an unexpected keyword argument {unknown[0]!r}")
+    return Options(**keywords) if options is None else dataclasses.replace(options, **keywords)
+
+
+def taking_the_options(function):
+    """``function``'s signature with the fields of ``Options`` as keyword parameters in place of its
+    ``**keywords``, for ``help()`` and editors (a call still goes through ``options_from``)."""
+    signature = inspect.signature(function)
+    kept = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    fields = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type)
+              for f in dataclasses.fields(Options)]
+    function.__signature__ = signature.replace(parameters=kept + fields)
+    return function
+
+
+class Hooks(NamedTuple):
+    """What a run calls back: ``progress`` with a Progress per chunk; ``stop_when`` asked between chunks (true:
+    stop, like a stop request); ``on_ready`` once the chains are set up (allocated, compiled), right before their
+    first move; ``on_chunk`` after every chunk with the moves per chain the trial has made."""
+
+    progress: Callable[[Progress], None] | None = None
+    stop_when: Callable[[], bool] | None = None
+    on_ready: Callable[[], None] | None = None
+    on_chunk: Callable[[int], None] | None = None
+
+
+@taking_the_options
+def anneal(puzzle, *, backend="auto", progress: Callable[[Progress], None] | None = None,
+           stop_when: Callable[[], bool] | None = None, on_ready: Callable[[], None] | None = None,
+           on_chunk: Callable[[int], None] | None = None, options: Options | None = None, **keywords) -> Result:
+    """Anneal ``chains`` independent chains on ``puzzle``; return the best, validated, result.
+
+    ``backend`` is a name from ``gpu_sa.engine.backends.BACKENDS`` or a backend object. The run's settings are
+    the fields of ``Options``, given as keywords (``chains=256, seed=1``) or as one ``options`` object (keywords
+    then replace its fields). ``schedule`` defaults to ``default_schedule(move)`` (``default_ladder`` with
+    ``replicas``); ``max_moves`` (per chain and trial) to its length. A trial runs every chain through the
+    schedule; the next trial (up to ``trials``, 0 = no limit; default DEFAULT_TRIALS, or 1 without early stop
+    or with zero moves) replaces every chain by a fresh one: trial g runs chain indices chain_base + g * chains
+    .. + chains - 1, so restarts replay like everything else. ``stall_plateaus`` is the seed's ad-hoc stop: a
+    trial also ends once no chain has lowered its best cost for that many plateaus. ``propagate`` is handed to
+    ``puzzle.move`` (Sudoku: the seed-002 rules first, candidate-aware moves; off: the plain moves).
+    ``replicas`` R > 1 groups the chains by R on a temperature ladder that exchanges rungs every
+    ``exchange_interval`` moves. The callbacks are those of ``Hooks``; ``on_chunk`` costs about 15 us a chunk
+    on the CPU. ``chunk_moves`` fixes the chunk length instead of adapting it (tests use it). A stop that comes
+    before the puzzle's first trial has run leaves nothing to report: ``gpu_sa.engine.stop.Interrupted`` then.
+    """
+    options = options_from("anneal", options, keywords)
+    for result in anneal_many([puzzle], batch=1, backend=backend, progress=progress, stop_when=stop_when,
+                              on_ready=on_ready, on_chunk=on_chunk, options=options):
+        return result
+    # not a StopIteration: inside a caller's generator Python turns that into 'RuntimeError: generator raised ...'
+    raise stop_module.Interrupted("setting up the chains")
+
+
+@taking_the_options
+def anneal_many(puzzles: Iterable, *, batch: int | None = None, backend="auto",
+                progress: Callable[[Progress], None] | None = None, stop_when: Callable[[], bool] | None = None,
+                on_ready: Callable[[], None] | None = None, on_chunk: Callable[[int], None] | None = None,
+                options: Options | None = None, **keywords) -> Iterator[Result]:
+    """Anneal every puzzle of ``puzzles``, ``batch`` at a time in one launch; yield results in input order.
+
+    Options as for ``anneal`` (``time_limit`` is per puzzle). Consecutive puzzles whose moves
+    cannot share a launch (another shape or schedule) start a new batch. ``batch`` defaults to
+    enough puzzles for four times the backend's default chain count (``backend.default_chains``) in
+    one launch; ``batch=1`` anneals one puzzle at a time. Without ``chains``, a puzzle gets
+    ``backend.default_chains`` when it runs alone (``batch=1``, or a single puzzle) and
+    ``backend.dataset_chains`` when several share the launches (the same on the CPU; on a GPU, a
+    share of the device instead of all of it). A chain's trajectory never depends on the batch: for
+    the same ``chains``, every answer is the same alone or batched.
+    """
+    entered = time.perf_counter()  # a generator's body runs at the first next(): the caller's clock is running
+    if isinstance(backend, str) and backend != "auto":  # auto is decided at the first puzzle's move (its cpu_preferred)
+        backend, _ = backends_module.select(backend)
+    options = options_from("anneal_many", options, keywords)
+    if options.seed is None:
+        options = dataclasses.replace(options, seed=default_seed())
+    if batch is not None:
+        _check_positive_int("batch", batch)
+    hooks = Hooks(progress, stop_when, on_ready, on_chunk)
+    source = _Source(puzzles, options)
+    since = (entered, 0.0)  # (when this batch's set-up began, the source's preparation seconds by then)
+    with _interrupts():
+        while source.peek() is not None and not stop_module.requested() and not (stop_when is not None and stop_when()):
+            first = source.peek()[2]
+            if isinstance(backend, str):  # auto, decided once: by the first puzzle's move (a file holds one kind)
+                backend, _ = backends_module.select(backend, cpu_preferred=first.cpu_preferred)
+            shared = batch != 1 and source.more_than_one()
+            rows = options.chains or (backend.dataset_chains(first) if shared else backend.default_chains(first))
+            size = batch or max(1, backend.default_chains(first) * 4 // rows)
+            most = backend.max_rows(first)  # the cuda kernels' 32-bit strides: a launch holds at most this many rows
+            if most is not None:
+                size = max(1, min(size, most // rows))
+            yield from _Batch(backend, options, hooks, source, size, rows, since).run()
+            since = (time.perf_counter(), source.prepared_seconds)
 
 
 _warmed_moves: set = set()  # (puzzle type, specialization, move, propagate) whose move building has run here
@@ -331,6 +376,7 @@ class _Slot:
     moves: int = 0  # moves done while running, over every trial
     trial_moves: int = 0  # moves done while running, this trial
     started: float | None = None  # when its first round began
+    deadline: stop_module.Deadline = stop_module.Deadline()  # its time limit, from ``started``
     stopped: str | None = None  # why its current trial ended (None: running)
     finished: bool = False
     exchanged: np.ndarray | None = None  # replica exchange: accepted per pair of rungs, over trials
@@ -347,8 +393,8 @@ def exchange_attempts(pairs: int, rounds: int, groups: int) -> np.ndarray:
 class _Batch:
     """Up to ``size`` puzzles sharing one state and one clock (see the module docstring)."""
 
-    def __init__(self, backend, options, source, size, rows, since):
-        self.backend, self.options, self.source, self.size = backend, options, source, size
+    def __init__(self, backend, options, hooks, source, size, rows, since):
+        self.backend, self.options, self.hooks, self.source, self.size = backend, options, hooks, source, size
         self.since = since  # (when its set-up began, source.prepared_seconds then): see run()
         first = source.take(None)
         self.first_move = first[2]
@@ -358,20 +404,7 @@ class _Batch:
             rows = max(self.replicas, rows - rows % self.replicas)
         if rows % self.replicas:
             raise ValueError(f"chains ({rows}) must be a multiple of the replicas ({self.replicas})")
-        max_moves = self.schedule.total_moves if options.max_moves is None else options.max_moves
-        if int(max_moves) != max_moves or max_moves < 0:
-            raise ValueError(f"max_moves must be a non-negative integer, got {max_moves}")
-        self.max_moves = int(max_moves) if self.first_move.has_free_variables else 0
-        trials = options.trials
-        if trials is None:
-            trials = DEFAULT_TRIALS if options.early_stop and self.max_moves > 0 else 1
-        if isinstance(trials, bool) or int(trials) != trials or trials < 0:
-            raise ValueError(f"trials must be a non-negative integer (0 = no limit), got {trials!r}")
-        if trials == 0 and options.time_limit is None and not options.early_stop:
-            raise ValueError("unlimited trials need a time limit or early stop")
-        if options.chain_base + rows * max(trials, 1) > 2**32:
-            raise ValueError("chain indices (chain_base + trials x chains) must stay below 2**32")
-        self.trials = int(trials) if self.first_move.has_free_variables else 1
+        self.max_moves, self.trials = options.budget(self.first_move, self.schedule, rows)
         self.interval = options.exchange_interval or self.schedule.plateau_length
         self.exchange_table = (exchange_table(self.schedule.rungs()) if self.replicas > 1
                                else np.zeros((1, 1), dtype=np.uint32))
@@ -420,8 +453,8 @@ class _Batch:
         # everything since the set-up began but building the puzzles' moves, which each result accounts for itself
         began, prepared = self.since
         self.setup_seconds = time.perf_counter() - began - (self.source.prepared_seconds - prepared)
-        if self.options.on_ready is not None:
-            self.options.on_ready()
+        if self.hooks.on_ready is not None:
+            self.hooks.on_ready()
         while True:
             self._round()
             yield from self._emit()
@@ -452,7 +485,7 @@ class _Batch:
 
     def _halted(self) -> bool:
         """A stop request (the process's flag, or ``stop_when``): asked between pieces of the chains' set-up."""
-        return stop_module.requested() or (self.options.stop_when is not None and self.options.stop_when())
+        return stop_module.requested() or (self.hooks.stop_when is not None and self.hooks.stop_when())
 
     def _abandon(self, starting):
         """A stop came while fresh chains were being set up: a puzzle that has run a trial reports its best (the
@@ -508,7 +541,7 @@ class _Batch:
 
     def _round(self):
         """One trial's worth of moves for every slot that has a trial to run."""
-        backend, options, length = self.backend, self.options, self.schedule.plateau_length
+        backend, options, hooks, length = self.backend, self.options, self.hooks, self.schedule.plateau_length
         running = [slot is not None and not slot.finished for slot in self.slots]
         stall_moves = None if options.stall_plateaus is None else options.stall_plateaus * length
         floor = first_chunk(length, self.rows * sum(running))
@@ -521,11 +554,12 @@ class _Batch:
         for slot, flag in zip(self.slots, running):
             if flag and slot.started is None:
                 slot.started = start
+                slot.deadline = stop_module.Deadline.after(options.time_limit, start=start)
         lowest, latest = backend.summary(self.state, self.rows)
         self._check_solved(running, lowest)
-        accepted_before = backend.current(self.state)[1].copy() if options.progress is not None else None
+        accepted_before = backend.current(self.state)[1].copy() if hooks.progress is not None else None
         while moves_done < self.max_moves and any(running):
-            if stop_module.requested() or (options.stop_when is not None and options.stop_when()):
+            if stop_module.requested() or (hooks.stop_when is not None and hooks.stop_when()):
                 for position in range(len(self.slots)):
                     if running[position]:
                         self._end_trial(position, "interrupted", running)
@@ -547,17 +581,17 @@ class _Batch:
             lowest, latest = backend.summary(self.state, self.rows)
             now = time.perf_counter()
             chunk_seconds = now - launch_start  # the launch and the summary: what delays the next stop check
-            if options.progress is not None:
+            if hooks.progress is not None:
                 accepted_before = self._report(running, lowest, launched,
                                                getattr(backend, "kernel_seconds", None) or launch_seconds,
                                                moves_done, accepted_before, now - start)
-            if options.on_chunk is not None:
-                options.on_chunk(moves_done)
+            if hooks.on_chunk is not None:
+                hooks.on_chunk(moves_done)
             self._check_solved(running, lowest)
             for position, slot in enumerate(self.slots):
                 if not running[position]:
                     continue
-                if options.time_limit is not None and now - slot.started >= options.time_limit:
+                if slot.deadline.passed(now):
                     self._end_trial(position, "time_limit", running)
                 elif stall_moves is not None and moves_done >= int(latest[position]) + stall_moves:
                     self._end_trial(position, "stalled", running)
@@ -571,7 +605,7 @@ class _Batch:
     def _time_left(self, running, now):
         if self.options.time_limit is None or not any(running):
             return None
-        return min(self.options.time_limit - (now - slot.started) for slot, flag in zip(self.slots, running) if flag)
+        return min(slot.deadline.left(now) for slot, flag in zip(self.slots, running) if flag)
 
     def _check_solved(self, running, lowest):
         if self.options.early_stop:
@@ -596,7 +630,7 @@ class _Batch:
             slot.attempted = attempted if slot.attempted is None else slot.attempted + attempted
         next_base = self.options.chain_base + (slot.trial + 1) * self.rows
         if (reason in ("solved", "time_limit", "interrupted") or (self.trials and slot.trial + 1 >= self.trials)
-                or self.max_moves == 0 or next_base + self.rows > 2**32):
+                or self.max_moves == 0 or next_base + self.rows > CHAIN_INDICES):
             slot.finished = True
             if self.options.keep_state:
                 host = self.backend.to_host(self.state)
@@ -647,7 +681,7 @@ class _Batch:
             per_pair = np.asarray(exchanges[rows]).reshape(-1, self.replicas)[:, :-1].sum(axis=0)
             attempts = exchange_attempts(self.replicas - 1, moves_done // self.interval, rows.size // self.replicas)
             rates = tuple(float(a) / int(t) if t else 0.0 for a, t in zip(per_pair, attempts))
-        self.options.progress(Progress(
+        self.hooks.progress(Progress(
             seconds=elapsed, moves=moves_done, max_moves=self.max_moves, best_cost=int(min(lowest[p] for p in positions)),
             temperature=float(self.schedule.temperatures(plateau, plateau + 1)[0]),
             proposals_per_second=total / max(launch_seconds, 1e-9),
@@ -672,9 +706,9 @@ def _next_chunk(chunk, launched, chunk_seconds, plateau_length, time_left, early
     stop request or the time limit waits about TARGET_CHUNK_SECONDS, never a whole plateau of a huge launch.
     ``early_stop`` = (the first chunk's moves, moves done in the trial): a solved chain is seen only at a
     chunk's end, so a chunk is also at most EARLY_STOP_SLACK of the moves done so far (or the first chunk's
-    length): chunks that doubled to the moves done made a solve reported up to twice as late as it happened
-    (move tabu at 36x36: solved at 93 thousand moves, reported at 165 thousand; bench/RESULTS.md). Counted in
-    moves, not seconds, so that the sequence stays the machine's-speed-free one it was."""
+    length): chunks that doubled up to the moves done would report a solve up to twice as late as it happened
+    (move tabu at 36x36: solved at 93 thousand moves, reported at 165 thousand). Counted in moves, not seconds,
+    so that the sequence does not depend on the machine's speed."""
     if chunk_seconds < TARGET_CHUNK_SECONDS / 2:
         chunk *= 2
     elif chunk_seconds > TARGET_CHUNK_SECONDS * 2:
@@ -700,8 +734,8 @@ class _interrupts:
 
     A run forgets a Ctrl-C that stopped an earlier run of the script, but not a request made by code
     (``stop.request()`` from another thread: signal number 0), which stays until ``stop.clear()``: one that
-    landed between two rounds of a loop of runs (``generate.grid_stream``'s annealing rounds, ``auto``'s) was
-    cleared here by the next round, and the loop ran on without end (bench/RESULTS.md, thirty-second session)."""
+    lands between two rounds of a loop of runs (``generate.grid_stream``'s annealing rounds, ``auto``'s) must
+    not be cleared by the next round, or the loop would run on without end."""
 
     def __init__(self):
         self._previous = None

@@ -66,6 +66,11 @@ class Schedule:
         raise NotImplementedError
 
 
+def _plateaus(count: int, length: int) -> str:
+    """'2000 plateaus of 81 moves', '1 plateau of 1 move': how every law describes its length."""
+    return f"{count} plateau{'s' * (count != 1)} of {length} move{'s' * (length != 1)}"
+
+
 def acceptance_table(temperatures: np.ndarray, max_delta: int) -> np.ndarray:
     """Per-plateau thresholds: ``u < table[p, delta]`` accepts with probability ~ exp(-delta/T_p)."""
     temperatures = np.asarray(temperatures, dtype=np.float64)
@@ -113,7 +118,7 @@ class SirdeyLaw(Schedule):
 
     def describe(self) -> str:
         return (f"sirdey: T0={self.t0:g}, delta={self.delta:g}, e_p={self.max_cost:g}, "
-                f"T_f={self.t_final:.8g}, {self.plateaus} plateaus of {self.plateau_length} moves")
+                f"T_f={self.t_final:.8g}, {_plateaus(self.plateaus, self.plateau_length)}")
 
 
 @dataclass(frozen=True)
@@ -136,7 +141,7 @@ class GeometricLaw(Schedule):
 
     def describe(self) -> str:
         return (f"geometric: T0={self.t0:g}, T_end={self.t_end:g}, "
-                f"{self.n_plateaus} plateaus of {self.plateau_length} moves")
+                f"{_plateaus(self.n_plateaus, self.plateau_length)}")
 
 
 @dataclass(frozen=True)
@@ -153,7 +158,7 @@ class TemperatureList(Schedule):
         return np.asarray(self.values, dtype=np.float64)[indices]
 
     def describe(self) -> str:
-        return f"list: {len(self.values)} plateaus of {self.plateau_length} moves"
+        return f"list: {_plateaus(len(self.values), self.plateau_length)}"
 
 
 @dataclass(frozen=True)
@@ -188,7 +193,7 @@ class LadderLaw(Schedule):
 
     def describe(self) -> str:
         return (f"ladder: {self.replicas} replicas, T={self.t_low:g}..{self.t_high:g} (geometric), "
-                f"{self.n_plateaus} plateaus of {self.plateau_length} moves")
+                f"{_plateaus(self.n_plateaus, self.plateau_length)}")
 
 
 def ladder(*, t_low: float, t_high: float, replicas: int, plateaus: int, plateau_length: int) -> LadderLaw:
@@ -256,7 +261,7 @@ def _length(plateau_length):
     return int(plateau_length)
 
 
-# The tuned defaults, from bench/tts.py (bench/RESULTS.md): with move swap, a geometric schedule
+# The tuned defaults, from bench/tts.py: with move swap, a geometric schedule
 # 0.5 -> 0.05 over 4000 plateaus (324,000 moves per chain for 9x9) had the lowest or near-lowest
 # time to solution on the seed puzzles, forum_hardest and 17-clue samples. Other sizes and kinds
 # carry their own measured (t0, t_end, plateaus) in their move's ``schedule_defaults``.

@@ -11,8 +11,14 @@ within a fraction of a second wherever the program is. Python loops call ``reque
 ``signal_number()`` tells which signal asked (0: none, or a request from code), so that the
 command can exit with 128 + that number. Work that has nothing to report yet (reading and parsing the
 input, preparing a puzzle) calls ``check(what)``, which raises ``Interrupted`` once a stop is asked.
+
+A time limit is the other way a run stops: ``Deadline`` says when it runs out, once, and every loop that
+honours the limit asks the same object what is left.
 """
 from __future__ import annotations
+
+import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,3 +56,26 @@ def clear() -> None:
     from Python forgets a Ctrl-C that stopped an earlier one by itself, a request made by code only here."""
     FLAG[0] = 0
     _signal[0] = 0
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """When a time limit runs out, on the ``time.perf_counter`` clock; ``at`` None: no limit."""
+
+    at: float | None = None
+
+    @classmethod
+    def after(cls, seconds: float | None, *, start: float | None = None) -> "Deadline":
+        """``seconds`` from ``start`` (default: now); no limit when ``seconds`` is None."""
+        if seconds is None:
+            return cls(None)
+        return cls((time.perf_counter() if start is None else start) + seconds)
+
+    def left(self, now: float | None = None) -> float | None:
+        """Seconds left at ``now`` (default: now), negative once passed; None without a limit."""
+        if self.at is None:
+            return None
+        return self.at - (time.perf_counter() if now is None else now)
+
+    def passed(self, now: float | None = None) -> bool:
+        return self.at is not None and self.left(now) <= 0

@@ -8,7 +8,7 @@ Besides ``parse`` and its puzzle class, every kind module sets:
     NAMED_FORMATS those of FORMATS whose text names the kind (a header, a game ID, a URL): a file in one of
                   them is read as this kind without --kind when the default kind cannot read it
     OUTPUT_FORMATS  how a solution can be written
-    MOVES, DEFAULT_MOVE   the annealer's move sets (what each costs: README, "Moves and costs")
+    MOVES, DEFAULT_MOVE   the annealer's move sets (what each costs: docs/algorithms.md, "Moves and costs")
     METHODS       ``Method``s of ``solve``, the default first: ANNEAL, exact ones answered by
                   ``count_solutions``, and ones that run an application of their own
     COMMANDS      the commands it takes part in, each mapped to None (the command's generic code
@@ -24,7 +24,8 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
-from ..options import SECONDS, Choice, Integer, Option, Real, Size, Text  # what kinds declare with (re-exported)
+# what kinds declare with (re-exported)
+from ..options import SECONDS, Choice, Integer, Option, Real, Size, SquareSize, Text
 
 
 @dataclass(frozen=True)
@@ -50,4 +51,5 @@ def application(reference: str):
     return getattr(importlib.import_module(module), function)
 
 
-__all__ = ["ANNEAL", "Method", "application", "Choice", "Integer", "Option", "Real", "SECONDS", "Size", "Text"]
+__all__ = ["ANNEAL", "Method", "application", "Choice", "Integer", "Option", "Real", "SECONDS", "Size", "SquareSize",
+           "Text"]

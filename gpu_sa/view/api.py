@@ -7,6 +7,7 @@ Errors are ``ApiError``: the one line the CLI prints for the same input, source 
 """
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -70,7 +71,7 @@ def solve(text, *, seed: int = SOLVE_SEED, flag=None, time_limit: float = SOLVE_
     """The seeded complete search (``gpu-sa exact --seed``: restarts up to 16x16, clause learning from 25x25 up),
     counting to 2, within ``time_limit`` seconds and SOLVE_MAX_NODES nodes, and until ``flag`` (``gpu_sa.engine.stop``'s
     protocol) asks it to stop; the solution shown is checked by the validator. Not seed 002's deterministic
-    search: that one gives up on most 36x36 grids that this one settles in a second (bench/RESULTS.md)."""
+    search: that one gives up on most 36x36 grids that this one settles in a second (bench/view_search.py)."""
     from ..puzzles.sudoku import exact
 
     puzzle, count = puzzle_of(text)
@@ -83,9 +84,10 @@ def solve(text, *, seed: int = SOLVE_SEED, flag=None, time_limit: float = SOLVE_
             raise ApiError(f"internal error: the exact solver's grid breaks a rule: {violations[0]}", status=500)
         solution = (np.asarray(answer.solution) + 1).tolist()
     if answer.timed_out:
-        verdict = f"gave up after {time_limit:g} s ({answer.nodes:,} nodes) with {answer.solutions} solution(s) found"
+        verdict = (f"gave up after {time_limit:g} s ({answer.nodes:,} branches) with {answer.solutions} solution(s) "
+                   "found")
     elif answer.gave_up:
-        verdict = f"gave up after {answer.nodes:,} nodes with {answer.solutions} solution(s) found"
+        verdict = f"gave up after {answer.nodes:,} branches with {answer.solutions} solution(s) found"
     elif answer.solutions == 0:
         verdict = "no solution"
     elif answer.solutions == 1:
@@ -138,9 +140,18 @@ def _check_state(puzzle, move, chains):
         raise ApiError(str(error), 413) from None
 
 
-def _integer(body, name, default, low, high):
+def _given(body, name, what):
+    """The value of a numeric field, None when absent or empty; every numeric field of the API reads through here,
+    so that a JSON boolean is refused by each alike (Python would take true for 1)."""
     value = body.get(name)
-    if value in (None, ""):
+    if isinstance(value, bool):
+        raise ApiError(f"{name} must be {what}, got {json.dumps(value)}")
+    return None if value in (None, "") else value
+
+
+def _integer(body, name, default, low, high):
+    value = _given(body, name, "an integer")
+    if value is None:
         return default
     try:
         number = int(str(value).replace("_", "").strip())
@@ -152,8 +163,8 @@ def _integer(body, name, default, low, high):
 
 
 def _number(body, name, default, high):
-    value = body.get(name)
-    if value in (None, ""):
+    value = _given(body, name, "a number")
+    if value is None:
         return default
     try:
         number = float(value)
@@ -192,7 +203,7 @@ def rounds(text) -> dict:
 def _rule_rounds(puzzle):
     try:
         from ..puzzles.sudoku.exact.steps import rule_rounds
-    except ImportError:  # helper exact's module, merged separately
+    except ImportError:  # an installation without the steps module answers 501, not a traceback
         raise ApiError("stepping the rules needs gpu_sa.puzzles.sudoku.exact.steps, which this installation lacks", 501) from None
     return rule_rounds(puzzle.givens, puzzle.order)
 

@@ -16,8 +16,8 @@
 
 Every answer is JSON; an error is ``{"error": one line}`` with status 4xx (5xx for a bug).
 
-What the server trusts (README, "gpu-sa view"): it listens on 127.0.0.1 only and answers only requests
-that name 127.0.0.1 or localhost as their Host (DNS rebinding). A POST changes state (it starts work), so
+What the server trusts (docs/security.md, "The web page's server"): it listens on 127.0.0.1 only and answers
+only requests that name 127.0.0.1 or localhost as their Host (DNS rebinding). A POST changes state (it starts work), so
 it must come from the page itself: a browser's ``Origin`` must be this server's, its ``Sec-Fetch-Site``
 ``same-origin``; a request with neither (curl, a script) is accepted. Every POST must be
 ``application/json``, which a page of another site cannot send without a CORS preflight, and the server
@@ -393,7 +393,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self._json(api.rounds(body.get("text")))
             answer = api.solve(body.get("text"), seed=api.solve_seed(body), flag=work.flag)
             if work.stopped:
-                answer["verdict"] = f"stopped ({work.why}) after {answer['nodes']:,} nodes"
+                answer["verdict"] = f"stopped ({work.why}) after {answer['nodes']:,} branches"
             self._json(answer)
         finally:
             self.server.end_work(work)

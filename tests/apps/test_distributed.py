@@ -39,6 +39,7 @@ def _answer(result):
             result.seed, result.chains, tuple(result.best))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [2, 5])
 def test_one_puzzle_gets_the_one_process_answer(client, seed):
     alone = gpu_sa.anneal(HARD, seed=seed, **FAST)
@@ -71,7 +72,7 @@ def test_replica_exchange_rates_add_up_over_trials_as_in_one_process(client):
 
 @pytest.mark.parametrize("replicas", [None, 3])
 def test_the_default_chain_count_is_the_one_anneal_takes(replicas):
-    options = dict(move=None, propagate=True, schedule=None, replicas=replicas, max_moves=0)
+    options = runner.Options(replicas=replicas, max_moves=0)
     alone = gpu_sa.anneal(HARD, backend="cpu", seed=1, max_moves=0, replicas=replicas)
     assert dist._default_chains(backends.CpuBackend(), HARD, options) == (alone.chains, alone.replicas)
 
@@ -88,6 +89,7 @@ def test_a_data_set_gets_the_one_process_answers_in_input_order(client):
         assert _answer(b) == _answer(a)
 
 
+@pytest.mark.slow
 def test_the_time_limit_stops_every_trial_and_keeps_the_best(client):
     # seed 2: none of trials 0-5 solves within 3,000,000 moves (checked in one process, 3 s a trial),
     # so whatever the timing, the run can only end at its time limit
@@ -182,6 +184,7 @@ def test_a_killed_worker_loses_only_its_tasks(client):
     assert np.array_equal(run.result.solution, alone.solution)
 
 
+@pytest.mark.slow
 def test_solve_workers_on_the_command_line_prints_the_one_process_answer():
     """gpu-sa solve --workers 2: a local cluster for the run, the same JSON answer as one process."""
     import json

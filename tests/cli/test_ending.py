@@ -1,7 +1,8 @@
 """How every command ends (gpu_sa.cli.ending): signals, output that fails, closed streams, the last resort.
 
-Each case of issue 16 that is about endings, reproduced as a user (or a script) meets it: in a
-subprocess where the process itself is at stake (signals, descriptors), in this process otherwise.
+Each way a command can end badly (a signal, a closed descriptor, an error inside), reproduced as a user (or a
+script) meets it: in a subprocess where the process itself is at stake (signals, descriptors), in this process
+otherwise.
 """
 import json
 import os
@@ -61,8 +62,8 @@ SIGNAL_CASES = {
                      ("." * 81 + "\n") * 20),
     "generate-SIGINT": (signal.SIGINT, ["generate", "--kind", "shikaku", "--size", "30x30", "--count", "100000",
                                         "--seed", "1", "--json"], None),
-    # issue 27 item 9: 'RuntimeError: generator raised StopIteration', exit 70. Seed 3: its first grids take
-    # about 0.2 s each (seed 1's second grid, the one in hand when the signal comes, took about 10 s)
+    # a stop in the middle of a grid must not end in 'RuntimeError: generator raised StopIteration', exit 70. Seed 3:
+    # its first grids take about 0.2 s each (seed 1's second grid, the one in hand when the signal comes, about 10 s)
     "generate-64x64-SIGTERM": (signal.SIGTERM, ["generate", "--order", "8", "--count", "100000", "--seed", "3",
                                                 "--json"], None),
 }
@@ -254,6 +255,7 @@ sys.exit(ending.Outcome().status())
 """
 
 
+@pytest.mark.slow
 def test_a_signal_during_a_blocked_write_keeps_the_whole_line():
     """A signal that interrupts a write blocked on a full pipe (the reader is slow) makes write(2)
     return short; every line must still come out whole (CPython's buffered writer dropped the rest

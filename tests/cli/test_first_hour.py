@@ -1,6 +1,6 @@
-"""A newcomer's first hour (issue 24): nothing silent, nothing that says what did not happen.
+"""A newcomer's first hour: nothing silent, nothing that says what did not happen.
 
-Other items of the issue are tested where their code is tested: the README's commands in test_readme.py,
+Other first-hour checks are where their code is tested: the README's commands in test_readme.py,
 generation in test_generate.py and test_hashi_exact.py, kind detection in test_cli_puzzles.py, the import
 cycle in test_layers.py, the web page in test_view_browser.py.
 """
@@ -74,6 +74,7 @@ def test_a_fresh_install_says_what_it_compiles_within_a_second(tmp_path):
     assert seconds < start_up + 2.5, (seconds, start_up)
 
 
+@pytest.mark.slow
 def test_a_quiet_fresh_install_compiles_in_silence(tmp_path):
     """exact --quiet on empty caches: no compilation notice, where without --quiet it comes within a second of the
     start-up (the test above, which allows 2.5 s). Killed 3 s past the start-up: the compilation itself (about 20 s)
@@ -97,6 +98,7 @@ def test_a_fresh_install_says_so_before_compiling_the_annealer(tmp_path):
                             "5-10 s per move"), lines
 
 
+@pytest.mark.slow
 def test_a_warm_install_announces_nothing():
     """The second run of a command loads from numba's disk cache: no line about compiling. The first run fills the
     cache (in the suite an earlier file has; alone on a fresh clone it announces and compiles), and both are
@@ -107,6 +109,41 @@ def test_a_warm_install_announces_nothing():
     assert second.returncode == 0 and "compiling" not in second.stderr, second.stderr
 
 
+def test_the_progress_line_says_when_the_time_goes_to_compiling(tmp_path):
+    """The progress line said "auto (...) for 11 s" while numba compiled the search, as if auto had searched all that
+    time. With empty caches, progress lines come while the propagation rules compile (20-45 s on 2 cores), and they
+    say so. The first comes after a second, when numba may still be starting its CPU target (0.9 s here) and not
+    compile yet: then the second, ten seconds later, must. The process is killed after it."""
+    heartbeat = f"gpu-sa: {EASY}:2: auto (the complete search and annealing rounds in turns) for "
+    lines = _lines_until(["solve", EASY, "--seed", "1"], _fresh_caches(tmp_path), heartbeat, 2, " of them compiling ")
+    assert re.fullmatch(re.escape(heartbeat) + r"\d+ s, the last \d+ s of them compiling the complete search and the "
+                        r"propagation rules for this machine \(20-45 s, once\) \(Ctrl-C stops and reports\)",
+                        lines[-1][1]), lines
+
+
+def _lines_until(args, environment, start: str, count: int, enough: str, timeout: float = 120.0):
+    """(seconds, line) of stderr until a line that starts with ``start`` and holds ``enough``, or the ``count``-th
+    line that starts with ``start``; the process is then killed."""
+    start_time = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "gpu_sa", *map(str, args)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, env=environment, cwd=ROOT)
+    lines, seen = [], 0
+    try:
+        for line in process.stderr:
+            lines.append((time.perf_counter() - start_time, line.rstrip("\n")))
+            if line.startswith(start):
+                seen += 1
+                if enough in line or seen == count:
+                    break
+            if time.perf_counter() - start_time > timeout:
+                break
+    finally:
+        process.kill()
+        process.wait()
+    return lines
+
+
+@pytest.mark.slow
 def test_a_long_search_says_what_it_is_doing(cli):
     """The default method on a grid it does not finish (and the exact count on a 36x36): a line after a second,
     naming the puzzle and the method, instead of silence until the time limit."""
@@ -118,6 +155,7 @@ def test_a_long_search_says_what_it_is_doing(cli):
     assert status == 1 and f"gpu-sa: {path}:1: counting solutions for 1 s (Ctrl-C stops and reports)" in err
 
 
+@pytest.mark.slow
 def test_quiet_leaves_only_the_result_and_the_errors(cli):
     """--quiet on every command that has a progress line (exact had none: a script comparing its stderr met the
     line whenever loading the cached search took a second). The same runs as above, past the line's first second."""
@@ -129,6 +167,7 @@ def test_quiet_leaves_only_the_result_and_the_errors(cli):
         assert status == 1 and err == "" and json.loads(out)["puzzle"], (command, err)
 
 
+@pytest.mark.slow
 def test_quiet_generation_still_says_how_it_stopped():
     """generate --quiet: no "made after 1 s" line, but a stop still says what was kept."""
     process = subprocess.Popen([sys.executable, "-m", "gpu_sa", "generate", "--order", "8", "--count", "2", "--seed",
@@ -141,7 +180,7 @@ def test_quiet_generation_still_says_how_it_stopped():
     assert process.returncode == 143 and out == "" and err == "gpu-sa: stopped by SIGTERM: 0 made\n", err
 
 
-# Issue 24 items 5 and 6: what the output says, and one JSON schema for every method.
+# What the output says, and one JSON schema for every method.
 
 SHIKAKU = ROOT / "examples" / "shikaku_7x7.txt"
 HASHI = ROOT / "examples" / "hashi_10x10.txt"
@@ -194,7 +233,7 @@ def test_auto_keeps_the_best_the_annealer_reached_when_it_fails(cli):
 def test_output_says_only_what_happened(cli):
     status, out, err = cli("solve", SHIKAKU, "--kind", "shikaku", "--seed", "1")
     assert status == 0 and out.startswith(f"{SHIKAKU}:2: solved by candidate pruning in ")
-    assert ", before any annealing (seed 1; setup " in out.splitlines()[0] and "launch" not in err
+    assert " s (before any annealing; seed 1; setup " in out.splitlines()[0] and "launch" not in err
     status, out, err = cli("solve", EASY, "--seed", "1", "--method", "anneal")
     assert out.startswith(f"{EASY}:2: solved by propagation (the three rules) in ") and "chain 0" not in out
     status, out, err = cli("solve", EASY, "--seed", "1")
@@ -210,7 +249,7 @@ def test_output_says_only_what_happened(cli):
         assert (rounds[1] == "1") == (rounds[2] == "round")
     assert plural(1, "round") == "1 round" and plural(2, "round") == "2 rounds"
     status, out, err = cli("exact", HASHI, "--kind", "hashi")
-    assert "(2 MILP solves, 0 connectivity cuts, " in out and "solution(s)" not in out
+    assert ", 2 MILP solves, 0 connectivity cuts)" in out and "solution(s)" not in out
 
 
 def test_the_top_level_help_says_what_solve_does(cli, monkeypatch):
@@ -220,7 +259,7 @@ def test_the_top_level_help_says_what_solve_does(cli, monkeypatch):
     assert "anneal every puzzle" not in line and "search" in line
 
 
-# Issue 24 item 7: annealer options under the default method. The rule: an option only the annealer reads, given
+# Annealer options under the default method. The rule: an option only the annealer reads, given
 # without --method, selects the annealer (said on stderr); --chains, which auto's annealing rounds read, sets those.
 
 ANNEALER_ONLY = [["--move", "sirdey"], ["--max-moves", "3000"], ["--no-propagate"], ["--trials", "2"],
@@ -259,8 +298,9 @@ def test_chains_under_auto_sets_its_annealing_rounds_and_says_so(cli):
     assert err.startswith("gpu-sa: --chains 4: the chains of each of auto's annealing rounds")
 
 
-# Issue 24 item 8: "seed 002/003/004", "Règles EUP", "annex A.1.a" undefined in the README, the help and the page,
-# and clashing with --seed. The sources are cited once, in the README's Sources section.
+# Project-internal names ("seed 002/003/004", "Règles EUP", "annex A.1.a") mean nothing to a reader and clash with
+# --seed: none in the README, the manual, the help or the page. The sources are cited once, in the Sources section
+# of docs/algorithms.md.
 
 JARGON = r"seed[- ]?00\d|the seed's|seed page|r[èe]gles eup|annex [a-z]\.|as in the seed\b|the seed suggests"
 
@@ -281,16 +321,17 @@ def test_no_undefined_jargon_in_the_readme_the_help_or_the_page(monkeypatch):
     import re
 
     monkeypatch.setenv("COLUMNS", "10000")
-    readme = (ROOT / "README.md").read_text()
-    before, sources = readme.split("\n## Sources\n", 1)
-    texts = [("README.md", before + "\n## " + sources.split("\n## ", 1)[1]), *_helps()]
+    manual = {path.name: path.read_text() for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]}
+    before, sources = manual.pop("algorithms.md").split("\n## Sources\n", 1)
+    rest = sources.split("\n## ", 1)[1] if "\n## " in sources else ""
+    texts = [("algorithms.md", before + "\n## " + rest), *manual.items(), *_helps()]
     texts += [(path.name, path.read_text()) for path in sorted((ROOT / "gpu_sa" / "view" / "static").iterdir())]
     found = {name: sorted(set(re.findall(JARGON, text, flags=re.I))) for name, text in texts}
     assert {name: words for name, words in found.items() if words} == {}
     assert "règles EUP" in sources  # cited once, where the sources are named
 
 
-# Issue 24 item 9: examples/ had one easy Sudoku, which propagation finishes.
+# examples/ holds Sudokus that the three rules alone do not finish, not only easy ones.
 
 @pytest.mark.parametrize("name,side,count", [("sudoku_9x9_hard.txt", 9, 3), ("sudoku_16x16.txt", 16, 1),
                                              ("sudoku_25x25.txt", 25, 1)])
@@ -303,7 +344,8 @@ def test_the_examples_need_the_search_or_the_annealer(name, side, count, cli):
     puzzles = __import__("gpu_sa").parse(path.read_text(), str(path))
     assert len(puzzles) == count and all(p.side == side for p in puzzles)
     assert all(exact.propagate(p.givens, p.order).free > 0 for p in puzzles)  # the three rules alone stall
-    assert name in (ROOT / "README.md").read_text().split("## A short tour", 1)[1].split("\n## ", 1)[0]
+    shown = [(ROOT / "README.md").read_text(), *(path.read_text() for path in (ROOT / "docs").glob("*.md"))]
+    assert any(f"gpu-sa solve examples/{name}" in text for text in shown)  # a user is shown it solved
     status, out, err = cli("solve", path, "--seed", "1", "--json", "--quiet")
     records = [json.loads(line) for line in out.splitlines()]
     assert status == 0 and [r["answered_by"] for r in records] == ["exact"] * count
@@ -336,3 +378,168 @@ def test_a_gpu_compilation_is_announced_under_the_kind_numba_cuda_fires():
     assert kind.endswith(":compile")
     assert said == repr(["gpu-sa: compiling a test kernel for the GPU for this GPU, once (numba keeps it in its "
                          "cache): a few seconds"])
+
+
+# One form for every result line, whichever method answered (or did not) and in gpu-sa exact too:
+#     <label>: solved by <who> in <seconds> s (<effort>)
+#     <label>: not solved by <who>: <why> after <seconds> s (<effort>)
+#     <label>: no solution, proved by <who> in <seconds> s (<effort>)
+# seconds with two decimals; branches, never nodes, for the Sudoku search. It read "solved by exact in 0.000 s
+# (3 nodes)", "solved in 0.49 s by chain 105 after 9,013 moves (...)" and "unique solution (3 nodes, 0.12 ms)".
+
+HARD = ROOT / "examples" / "sudoku_9x9_hard.txt"
+NO_SOLUTION = "12345678." "........9" + "." * 63 + "\n"  # r1c9 sees every digit; the three rules do not see it
+S, N = r"\d+\.\d\d s", r"[\d,]+"
+
+
+@pytest.mark.parametrize("args, stdin, line", [
+    (["solve", EASY, "--seed", "1"], "", rf"{{EASY}}:2: solved by propagation in {S} \(the three rules alone; seed 1\)"),
+    (["solve", HARD, "--seed", "1"], "",
+     rf"{{HARD}}:4: solved by the complete search in {S} \(1 round: {N} branches of the complete search; seed 1\)"),
+    (["solve", HARD, "--method", "exact"], "", rf"{{HARD}}:4: solved by the complete search in {S} \({N} branches\)"),
+    (["solve", HARD, "--method", "exact", "--seed", "1"], "",
+     rf"{{HARD}}:4: solved by the complete search in {S} \({N} branches; seed 1\)"),
+    (["solve", EASY, "--method", "anneal", "--seed", "1", "--no-propagate", "--chains", "16"], "",
+     rf"{{EASY}}:2: solved by the annealer in {S} \(chain \d+ after {N} moves; 16 chains x {N} moves on \w+; "
+     rf"seed 1; setup {S}\)"),
+    (["solve", HARD, "--method", "anneal", "--seed", "1", "--chains", "4", "--max-moves", "100", "--trials", "1"], "",
+     rf"{{HARD}}:4: not solved by the annealer: gave up when its moves ran out \(--max-moves, --trials\) after {S} "
+     rf"\(best cost \d+ in chain \d; 4 chains x 100 moves on \w+; seed 1; setup {S}\)"),
+    (["solve", LARGE, "--method", "exact", "--time-limit", "0.3"], "",
+     rf"{{LARGE}}:1: not solved by the complete search: gave up at the time limit after {S} \({N} branches\)"),
+    (["solve", "-", "--method", "exact"], NO_SOLUTION,
+     rf"<stdin>:1: no solution, proved by the complete search in {S} \({N} branches\)"),
+    (["solve", "-", "--seed", "1"], CONTRADICTION, rf"<stdin>:1: no solution, proved by the checks before solving in "
+     rf"{S} \(propagating the givens leads to a contradiction\)"),
+    (["solve", LARGE, "--seed", "1", "--time-limit", "0.5"], "",
+     rf"{{LARGE}}:1: not solved by (the complete search and )?the annealer: gave up at the time limit after {S} "
+     rf"\((\d+ rounds?: {N} branches of the complete search; )?{N} annealing moves per chain on \w+; seed 1; "
+     r"the annealer's best cost \d+\)"),
+    (["solve", HASHI, "--kind", "hashi", "--method", "ilp"], "",
+     rf"{{HASHI}}:2: solved by the integer program in {S} \({N} variables, {N} constraints, 1 MILP solve, "
+     r"0 connectivity cuts\)"),
+    (["exact", HARD], "", rf"{{HARD}}:4: unique solution, proved by the complete search in {S} \({N} branches\)"),
+    (["exact", HARD, "--seed", "1", "--count-limit", "1"], "",
+     rf"{{HARD}}:4: 1 solution, found by the complete search in {S} \({N} branches; seed 1; not counted further\)"),
+    (["exact", HARD, "--max-nodes", "3"], "", rf"{{HARD}}:4: the complete search gave up at the branch limit "
+     rf"\(--max-nodes\) with 0 solutions found after {S} \(3 branches\)"),
+    (["exact", "-", "--count-limit", "3"], "." * 81 + "\n", rf"<stdin>:1: at least 3 solutions, found by the complete "
+     rf"search in {S} \({N} branches; counting stopped at --count-limit\)"),
+    (["exact", "-"], NO_SOLUTION, rf"<stdin>:1: no solution, proved by the complete search in {S} \({N} branches\)"),
+    (["exact", HASHI, "--kind", "hashi"], "", rf"{{HASHI}}:2: unique solution, proved by the integer program in {S} "
+     rf"\({N} variables, {N} constraints, \d+ MILP solves, 0 connectivity cuts\)"),
+], ids=["auto-propagation", "auto-search", "exact", "exact-seeded", "anneal", "anneal-unsolved", "exact-gave-up",
+        "exact-no-solution", "contradiction", "auto-unsolved", "ilp", "count-unique", "count-seeded", "count-gave-up",
+        "count-at-least", "count-no-solution", "count-ilp"])
+def test_every_result_line_has_one_form(args, stdin, line, cli):
+    status, out, err = cli(*args, stdin=stdin)
+    paths = {name: re.escape(str(path)) for name, path in
+             (("EASY", EASY), ("HARD", HARD), ("LARGE", LARGE), ("HASHI", HASHI))}
+    first = out.splitlines()[0]
+    assert re.fullmatch(line.format(**paths), first), first
+    assert " nodes" not in out and " ms " not in out and " ms)" not in out
+
+
+# After `solve --backend numpy` on a terminal, the results were printed onto the progress line ("3 puzzles:
+# 1.5 s  puzzles 0/3  moves/chain ...examples/...: solved ..."), which stayed on screen above them.
+
+def _on_a_terminal(args, timeout=120):
+    """(exit status, what the terminal shows at the end, line by line) of ``gpu-sa ARGS`` with standard output and
+    standard error on one pseudo-terminal, as a user at a terminal runs it."""
+    import pty
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "gpu_sa", *map(str, args)], stdin=subprocess.DEVNULL,
+                               stdout=follower, stderr=follower, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    os.close(follower)
+    chunks = []
+    try:
+        while True:
+            try:
+                data = os.read(leader, 1 << 16)
+            except OSError:  # the terminal's other end closed: the process is done with it
+                break
+            if not data:
+                break
+            chunks.append(data)
+        process.wait(timeout)
+    finally:
+        os.close(leader)
+        if process.poll() is None:
+            process.kill()
+    return process.returncode, _screen(b"".join(chunks).decode())
+
+
+def _screen(text):
+    """The lines a terminal shows for ``text``: a carriage return goes back to the line's start, ESC [ K erases to
+    its end, other escape sequences change nothing here."""
+    lines, line, column, at = [], [], 0, 0
+    while at < len(text):
+        escape = re.match(r"\x1b\[[0-9;]*([A-Za-z])", text[at:])
+        if escape:
+            if escape[1] == "K":
+                del line[column:]
+            at += escape.end()
+            continue
+        char = text[at]
+        if char == "\r":
+            column = 0
+        elif char == "\n":
+            lines.append("".join(line))
+            line, column = [], 0
+        else:
+            line[column:column + 1] = [char]
+            column += 1
+        at += 1
+    return lines + (["".join(line)] if line else [])
+
+
+def test_no_progress_line_is_left_on_the_terminal_with_the_results():
+    status, screen = _on_a_terminal(["solve", HARD, "--method", "anneal", "--backend", "numpy", "--seed", "1",
+                                     "--time-limit", "1.5", "--output-format", "line"])
+    results = [line for line in screen if line.startswith(f"{HARD}:")]  # each on a line of its own
+    assert status == 1 and len(results) == 3, screen
+    assert not any("moves/chain" in line for line in screen), screen
+
+
+# `gpu-sa generate --order 4` made a 16x16 and nothing said that the order is the box side: Sudoku takes the grid's
+# size too, --size NxN as the other kinds take theirs, and --order's help says what it is.
+
+def test_generate_and_puzzle_take_a_sudoku_grid_s_size(cli):
+    status, out, err = cli("generate", "--size", "16x16", "--count", "1", "--seed", "1")
+    assert status == 0 and len(out.strip()) == 256 and err == ""
+    assert cli("generate", "--order", "4", "--count", "1", "--seed", "1") == (status, out, err)
+    assert cli("generate", "--size", "16x16", "--order", "4", "--count", "1", "--seed", "1") == (status, out, err)
+    status, out, err = cli("puzzle", "--size", "4x4", "--count", "1", "--seed", "1")
+    assert status == 0 and len(out.strip()) == 16 and err == ""
+
+
+NOT_A_SUDOKU_SIZE = ("expected NxN with N one of 4, 9, 16, 25, 36, 49, 64 (grid size; a Sudoku grid's side is its "
+                     "box side squared)")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--size", "10x10"], f"--size 10x10: {NOT_A_SUDOKU_SIZE}"),
+    (["--size", "9x16"], f"--size 9x16: {NOT_A_SUDOKU_SIZE}"),
+    (["--size", "81x81"], f"--size 81x81: {NOT_A_SUDOKU_SIZE}"),
+    (["--size", "1x1"], f"--size 1x1: {NOT_A_SUDOKU_SIZE}"),
+    (["--size", "nine"], f"--size nine: {NOT_A_SUDOKU_SIZE}"),
+    (["--size", "16x16", "--order", "3"], "--size 16x16 and --order 3 disagree: --order 3 makes 9x9 grids, --size "
+                                          "16x16 is --order 4; give one of the two"),
+], ids=["10x10", "9x16", "81x81", "1x1", "nine", "disagreeing-order"])
+@pytest.mark.parametrize("command", ["generate", "puzzle"])
+def test_a_size_that_is_no_sudoku_grid_is_one_line(command, args, message, cli):
+    status, out, err = cli(command, "--count", "1", "--seed", "1", *args)
+    assert status == 2 and out == "" and err == f"gpu-sa: error: {message}\n"
+
+
+@pytest.mark.parametrize("command", ["generate", "puzzle"])
+def test_the_help_says_that_the_order_is_the_box_side(command, cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")  # one line per option
+    status, out, err = cli(command, "--help")
+    options = {line.split()[0]: line for line in out.splitlines() if line.startswith("  --")}
+    assert "the box side" in options["--order"] and all(
+        grid in options["--order"] for grid in ("2 = 4x4", "3 = 9x9 (default)", "4 = 16x16", "8 = 64x64"))
+    assert "NxN, a square of side 4, 9, 16, 25, 36, 49 or 64" in options["--size"]
+    if command == "generate":  # one flag, each kind's meaning said
+        assert "; shikaku, hashi: grid size, e.g. 10x10 or 9x16 (required)" in options["--size"]

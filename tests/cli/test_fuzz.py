@@ -1,4 +1,4 @@
-"""Fuzzing the command line (issue 16): random bytes, truncated and mutated files, random options drawn
+"""Fuzzing the command line: random bytes, truncated and mutated files, random options drawn
 from the parser's own list, and signals sent to running commands.
 
 Every run must end with a documented status and no traceback, with one line on stderr for bad input,
@@ -143,6 +143,7 @@ def solve_options(draw):
     return argv
 
 
+@pytest.mark.slow
 @FUZZ
 @given(kind=st.sampled_from(sorted(PUZZLES)), argv=solve_options())
 def test_random_options(kind, argv):
@@ -165,6 +166,7 @@ LONG = {
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the signal mask from /proc (Linux)")
+@pytest.mark.slow
 @settings(max_examples=int(os.environ.get("GPU_SA_FUZZ_SIGNALS", "3")), deadline=None, derandomize=True,
           database=None)
 @given(command=st.sampled_from(sorted(LONG)), signum=st.sampled_from([signal.SIGINT, signal.SIGTERM, signal.SIGHUP]),

@@ -1,4 +1,4 @@
-"""Input fuzz test (issue 16): hostile puzzle files never get a traceback, a wrong answer or an exit
+"""Input fuzz test: hostile puzzle files never get a traceback, a wrong answer or an exit
 status outside the documented set, every parser answers with puzzles or one line, and no "no solution"
 check fires on a solvable puzzle. A fixed, small number of examples with a fixed seed here;
 ``bench/fuzz_input.py`` runs the same checks for longer (``GPU_SA_FUZZ_INPUT_EXAMPLES`` raises the count

@@ -1,4 +1,4 @@
-"""The command line against hostile and careless input (issue 27, "The command line", items 7-11 and 13): huge and
+"""The command line against hostile and careless input (docs/security.md, "The command line"): huge and
 endless inputs, memory limits, runs that must honour --time-limit and Ctrl-C, numbers past what the solvers hold,
 two signals for one request, output paths that name no file, and messages. Memory cases run under
 ``resource.setrlimit``; timing cases sample every puzzle kind on instances kept in tests/data."""
@@ -18,11 +18,11 @@ import gpu_sa
 from conftest import DATA, ROOT, run_cli
 from gpu_sa.puzzles.shikaku.validate import shikaku_violations
 
-# Sudoku-LS's 36x36 at 50 % givens, #8: the exact search gives up after 60 s (bench/RESULTS.md, run P), the chains
+# Sudoku-LS's 36x36 at 50 % givens, #8: the exact search gives up after 60 s (bench/large.py), the chains
 # solve it in under a second (the Lloyd & Amos-style 36x36 at 45 % that was here is now solved in about a second)
 HARD36 = ROOT / "bench" / "data" / "sudoku_ls" / "INST_36x36" / "50" / "inst36x36_50_8.txt"
 EASY = "..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.19326....3.862.."
-SIGNAL_TO_EXIT = 1.0  # seconds from a stop signal to the process's end, at most (issue 27, "Done when")
+SIGNAL_TO_EXIT = 1.0  # seconds from a stop signal to the process's end, at most (docs/cli.md, "Limits")
 
 
 def start(*args, limit_mb=None, stdin=subprocess.DEVNULL):
@@ -81,6 +81,7 @@ def test_an_endless_pipe_is_refused_and_max_input_moves_the_limit():
     assert status == 2 and err.strip() == "gpu-sa: error: <stdin>: input larger than 2 MB; --max-input MB reads more"
 
 
+@pytest.mark.slow
 def test_out_of_memory_says_what_was_being_allocated():
     # the limit raised past what an address-space cap of 1,000 MB holds: the line names the read, not the chains
     status, out, err = finish(start("exact", "/dev/zero", "--max-input", "100000", limit_mb=1000), timeout=120)
@@ -99,6 +100,7 @@ def test_chains_past_an_address_space_limit_are_refused_before_allocating(tmp_pa
     assert err.strip().splitlines()[-1].startswith("gpu-sa: error: --chains 60000: 60,000 chains would need 939.6 MiB")
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_parsing_a_large_file(tmp_path):
     many = tmp_path / "many.txt"
     many.write_text((EASY + "\n") * 150_000)  # 12 MB: parsing took 52 MB / 70 s with Ctrl-C ignored
@@ -130,6 +132,7 @@ def run_of(name):
     return [str(arg) for arg in RUNS[name]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", RUNS)
 def test_time_limit_is_honoured_within_a_second(name):
     status, out, err = finish(start(*run_of(name), "--time-limit", "1", "--seed", "1", "--json"))
@@ -138,6 +141,7 @@ def test_time_limit_is_honoured_within_a_second(name):
     assert record["seconds"] < 1.0 + 1.0, record  # a 64x64 anneal of 65,536 chains ran 39.5 s past a 5 s limit
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["auto", "anneal"])
 def test_check_unique_gets_what_is_left_of_the_time_limit(method):
     """The uniqueness check after a solve ran past --time-limit 60 for over a minute on a 36x36 (the seeded
@@ -154,6 +158,7 @@ def test_check_unique_gets_what_is_left_of_the_time_limit(method):
     assert record["seconds"] < limit and time.monotonic() - began < limit + 5, record  # 5: Python and numba's start-up
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["sudoku 64x64, anneal", "sudoku 36x36, exact", "shikaku 80x80", "hashi 60x60"])
 def test_ctrl_c_ends_a_run_within_a_second_with_its_result(name):
     process = start(*run_of(name), "--seed", "1", "--json")
@@ -216,6 +221,7 @@ def test_a_stop_request_ends_the_passes_over_one_block_of_many_sudoku_lines(monk
         stop.clear()
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_a_large_shikaku_is_prepared(tmp_path):
     # 300x300 clues of 1 ran past 90 s with a 10 s limit, deaf to Ctrl-C. Every clue has one rectangle, so the
     # pruning answers and no launch line ever comes: a 1000x1000 grid (the cell limit) takes seconds to read,
@@ -241,6 +247,7 @@ def test_the_shikaku_validator_is_linear():
         "rectangle 1 [0 0 1 1] holds 4 clues, not one", "r1c2 is covered 2 times", "r2c1 is covered 2 times"]
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_shikaku_generators_merge_loop():
     process = start("generate", "--kind", "shikaku", "--size", "10x10", "--merge-iterations", "1000000000", "--count",
                     "1", "--seed", "1")
@@ -284,6 +291,7 @@ def test_a_huge_time_limit_through_the_api_does_not_overflow():
 
 # -- item 10: two signals, one request --------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_two_sigterms_at_once_keep_the_result():
     process = start("exact", HARD36, "--json")
     time.sleep(5.0)  # past start-up, in the search
@@ -294,6 +302,7 @@ def test_two_sigterms_at_once_keep_the_result():
     assert "again: aborting" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("timeout") is None, reason="GNU timeout is not installed")
 def test_gnu_timeout_gets_the_result():
     done = subprocess.run(["timeout", "6", sys.executable, "-m", "gpu_sa", "exact", str(HARD36), "--json"], cwd=ROOT,
@@ -320,6 +329,7 @@ def test_an_output_path_that_names_no_file_is_refused_before_the_run(cli, tmp_pa
     assert not os.path.exists("/dev/full.npz") and not os.path.exists(".npz")
 
 
+@pytest.mark.slow
 def test_npz_goes_only_after_a_plain_name_and_force_overwrites(cli, tmp_path):
     dump, trace_file = tmp_path / "states", tmp_path / "run.jsonl"
     assert cli(*ANNEAL, "--dump-states", dump, "--trace", trace_file, stdin=EASY + "\n")[0] in (0, 1)

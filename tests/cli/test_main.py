@@ -155,6 +155,7 @@ def test_temperature_list_from_file(tmp_path):
     assert record["moves"] == 3 * 16 and record["schedule"].startswith("list: 3 plateaus")
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_reports_the_best_state(tmp_path):
     path = tmp_path / "hard.txt"
     # forum-hardest: propagation leaves 58 free cells, so the annealer is still at work when the signal comes
@@ -216,14 +217,13 @@ def test_trace_records_every_chunk_and_never_overwrites(tmp_path, cli):
 
 @pytest.mark.parametrize("chains", ["4000000000", "1e12"])
 def test_chains_that_do_not_fit_in_memory_are_one_line(chains, cli):
-    pytest.importorskip("gpu_sa.engine.limits", reason="gpu_sa.engine.limits.check_memory is helper input's, not merged yet")
     status, out, err = cli("solve", "-", "--method", "anneal", "--backend", "numpy", "--chains", chains, "--trials", "1", stdin=EASY)
     assert status == 2 and out == "" and len(err.splitlines()) == 1  # checked before a backend is chosen
     assert f"gpu-sa: error: --chains {int(float(chains))}: {int(float(chains)):,} chains would need" in err
 
 
 def test_the_run_header_names_the_launch(cli):
-    """The launch shape (issue 14: derived from the device, printed in the run header); dataset mode's
+    """The launch shape (derived from the device, printed in the run header); dataset mode's
     per-puzzle count when several puzzles share the launches."""
     one = "1..4..1..1..4..1\n"
     status, _, err = cli("solve", "-", "--method", "anneal", "--backend", "numpy", "--seed", "1", stdin=one)
@@ -242,13 +242,13 @@ def test_the_annealers_clock_covers_the_puzzles_rules(cli, monkeypatch):
     from gpu_sa.engine import runner
 
     cached_at_the_clock = []
-    real = runner._Options.move_of
+    real = runner.Options.move_of
 
     def move_of(self, puzzle):
         cached_at_the_clock.append({"propagated", "local_search_root"} & set(vars(puzzle)))
         return real(self, puzzle)
 
-    monkeypatch.setattr(runner._Options, "move_of", move_of)
+    monkeypatch.setattr(runner.Options, "move_of", move_of)
     status, out, err = cli("solve", "-", "--method", "anneal", "--move", "tabu", "--backend", "cpu", "--chains", "2",
                            "--seed", "1", "--json", stdin=EASY)
     assert status == 0 and json.loads(out)["solved"], err

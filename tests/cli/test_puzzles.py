@@ -47,7 +47,7 @@ def test_hashi_json_solution_is_bridges(path, method):
 
 def test_human_output_draws_the_solution():
     done = run_cli("solve", HASHI, "--kind", "hashi", "--backend", "cpu", "--seed", "1")
-    assert done.returncode == 0 and "solved in" in done.stdout
+    assert done.returncode == 0 and "solved by the annealer in" in done.stdout
     assert "=" in done.stdout and '"' in done.stdout  # double bridges, horizontal and vertical
 
 
@@ -134,7 +134,7 @@ def test_generate_unique_puzzles_replay_from_the_seed(kind, size, extra):
                                                            "1,000 and at least 2 cells"),
     (["--kind", "hashi", "--count", "1", "--size", "5x5", "--chains", "4"], "--chains does not apply to generate "
                                                                             "--kind hashi"),
-    (["--count", "1", "--size", "5x5"], "--size applies to generate --kind shikaku or hashi, not sudoku"),
+    (["--count", "1", "--size", "5x5"], "--size 5x5: expected NxN with N one of 4, 9, 16, 25, 36, 49, 64"),
     (["--count", "0"], "--count 0: expected an integer >= 1"),
     (["--count", "1", "--chains", "0"], "--chains 0: expected an integer >= 1"),
     (["--count", "1", "--order", "9"], "--order 9: expected an integer from 2 to 8"),
@@ -145,8 +145,8 @@ def test_generate_usage_errors(args, message, cli):
     assert status == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1, err
 
 
-# Issue 24 item 2: `gpu-sa solve examples/hashi_10x10.txt` (no --kind) said "wrong length 65 (a line puzzle has
-# 16, 81, 256, 625 cells)", and the .has example "17 rows of 16 numbers ... a 16x16 Sudoku needs 16 rows".
+# A file of another kind is recognised without --kind, not misread as a Sudoku ("wrong length 65 (a line puzzle has
+# 16, 81, 256, 625 cells)", "17 rows of 16 numbers ... a 16x16 Sudoku needs 16 rows").
 
 @pytest.mark.parametrize("path,kind,fmt", [(HASHI, "hashi", "tatham"), (SHIKAKU, "shikaku", "tatham"),
                                            (ROOT / "examples" / "hashi_coelho_100.has", "hashi", "has")],
@@ -173,3 +173,10 @@ def test_a_file_that_does_not_name_its_kind_gets_the_sudoku_error_and_a_hint_if_
                                                                                                    cli):
     status, out, err = cli("solve", "-", stdin=text)
     assert status == 2 and out == "" and err == f"gpu-sa: error: <stdin>:1: {message}\n"
+
+
+def test_the_detected_kind_is_said_unless_quiet(cli):
+    status, _, err = cli("exact", HASHI)
+    assert status == 0 and "holds hashi puzzles (tatham format): reading it as --kind hashi" in err
+    status, _, err = cli("exact", HASHI, "--quiet")
+    assert status == 0 and err == ""

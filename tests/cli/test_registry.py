@@ -105,3 +105,32 @@ def test_values_and_their_one_message_style(value, good, bad, expected):
 def test_usage_errors_of_every_command(argv, message, cli):
     status, out, err = cli(*argv, stdin="1..4..1..1..4..1\n")
     assert status == 2 and out == "" and message in err and len(err.splitlines()) == 1, err
+
+
+def test_the_engine_options_of_the_command_line_are_the_runner_s():
+    """One declaration per engine option: each of solve's engine options is a field of ``runner.Options`` of the
+    same name, but those that say where and how many puzzles run."""
+    import dataclasses
+
+    from gpu_sa.cli.commands import solve
+    from gpu_sa.engine import runner
+
+    names = {option.name for option in solve.ENGINE_OPTIONS}
+    fields = {field.name for field in dataclasses.fields(runner.Options)}
+    assert names - set(solve.RUN_PLACEMENT) <= fields
+    assert set(solve.RUN_PLACEMENT) <= names and not set(solve.RUN_PLACEMENT) & fields
+
+
+def test_the_runner_and_the_dask_functions_take_the_same_options():
+    """Declared once (``runner.Options``): every entry point takes each field by keyword, shown in its signature."""
+    import dataclasses
+    import inspect
+
+    from gpu_sa.apps import distributed
+    from gpu_sa.engine import runner
+
+    fields = [field.name for field in dataclasses.fields(runner.Options)]
+    for function in (runner.anneal, runner.anneal_many, distributed.solve_one, distributed.solve_many):
+        assert [name for name in inspect.signature(function).parameters if name in fields] == fields, function
+    with pytest.raises(TypeError, match="anneal_many\\(\\) got an unexpected keyword argument 'chain'"):
+        next(runner.anneal_many([], chain=3))

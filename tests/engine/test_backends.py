@@ -120,9 +120,9 @@ def test_dask_workers_are_told_cpu_for_move_tabu_when_auto_chose_it_here(a_usabl
 
     told = []
 
-    def solve_one(puzzle, *, client, move, schedule, **engine):
-        told.append(engine["backend"])
-        return types.SimpleNamespace(result=runner.anneal(puzzle, move=move, schedule=schedule, **engine))
+    def solve_one(puzzle, *, client, backend, **options):
+        told.append(backend)
+        return types.SimpleNamespace(result=runner.anneal(puzzle, backend=backend, **options))
 
     monkeypatch.setattr(distributed, "cluster", lambda **where: contextlib.nullcontext(None))
     monkeypatch.setattr(distributed, "solve_one", solve_one)
@@ -135,6 +135,7 @@ def test_dask_workers_are_told_cpu_for_move_tabu_when_auto_chose_it_here(a_usabl
     assert told == ["cpu", "numpy"], err
 
 
+@pytest.mark.slow
 def test_the_page_with_auto_anneals_move_tabu_on_the_cpu_beside_a_gpu(a_usable_gpu):
     """`gpu-sa view` picks its backend once; with auto beside a GPU, a run of move tabu still goes to the CPU (its
     start event says where), and the other moves to the GPU. Only the tabu run anneals here (the GPU is a stand-in)."""

@@ -65,8 +65,8 @@ def test_the_call_s_time_before_the_first_move_is_setup(monkeypatch):
     which ``auto``, timing around the call, paid and ``--method anneal`` did not)."""
     import time
 
-    real = runner._Options.schedule_of
-    monkeypatch.setattr(runner._Options, "schedule_of", lambda self, move: time.sleep(0.3) or real(self, move))
+    real = runner.Options.schedule_of
+    monkeypatch.setattr(runner.Options, "schedule_of", lambda self, move: time.sleep(0.3) or real(self, move))
     puzzle = gpu_sa.parse(HARD)[0]
     start = time.perf_counter()
     result = runner.anneal(puzzle, move="tabu", backend="numpy", chains=2, seed=1, max_moves=50, trials=1)
@@ -75,6 +75,7 @@ def test_the_call_s_time_before_the_first_move_is_setup(monkeypatch):
     assert 0 <= wall - (result.seconds + result.setup_seconds) < 0.1  # only the result's own construction is left
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["numpy", "cpu"])
 def test_a_puzzle_wider_than_the_batch_so_far_gets_a_wider_state(backend):
     """Move tabu's state widths follow the batch's most free cells: a puzzle taking a freed slot with more free

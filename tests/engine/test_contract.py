@@ -1,7 +1,7 @@
 """Element access of the proposal loops (``gpu_sa.engine.contract.item``, ``set_item``, ``table_row``, ``opaque``).
 
 On the GPU these are intrinsics that form an element's address as the view's data pointer plus
-index x stride in ONE 32-bit widening multiply (bench/RESULTS.md, issue 14). Their code generation
+index x stride in ONE 32-bit widening multiply (bench/sass.py shows it). Their code generation
 is target-neutral apart from that multiply (``moves.access_intrinsics``), so it is built here for
 the CPU with a plain widening multiply and checked, on every array layout the kernels pass them,
 against numba's own ``view[index]``: the layouts, strides, row views and stored casts are the same

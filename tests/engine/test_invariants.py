@@ -151,6 +151,7 @@ def test_seed_easy_puzzle_is_solved_by_the_swap_move():
     assert result.solved and puzzle.check(result.solution) == []
 
 
+@pytest.mark.slow
 def test_seed_easy_puzzle_is_solved_by_the_numpy_reference():
     puzzle = parse(PUZZLES["order3"])[0]
     law = schedule.geometric(t0=0.5, t_end=0.05, plateaus=1000, plateau_length=81)

@@ -1,4 +1,4 @@
-"""Quick "no solution" proofs before annealing (issue 16): every check fires on an impossible puzzle of
+"""Quick "no solution" proofs before annealing: every check fires on an impossible puzzle of
 its own, the exact solver agrees that puzzle has no solution, and no check ever fires on a solvable one."""
 import json
 import time

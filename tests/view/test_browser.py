@@ -132,8 +132,8 @@ def test_type_a_grid(page, tmp_path):
 
 
 def test_step_the_rules_one_round_at_a_time(page, tmp_path):
-    rule_rounds = pytest.importorskip("gpu_sa.puzzles.sudoku.exact.steps", reason="gpu_sa.puzzles.sudoku.exact.steps (rule_rounds, helper "
-                                      "exact's) is not merged into this branch yet").rule_rounds
+    from gpu_sa.puzzles.sudoku.exact.steps import rule_rounds
+
     puzzle = gpu_sa.parse(EASY)[0]
     expected = list(rule_rounds(puzzle.givens, puzzle.order))
     type_grid(page, EASY)
@@ -205,6 +205,7 @@ def test_a_click_within_the_typing_pause_is_not_lost(page, monkeypatch):
     assert text_of(page, "anneal-status").startswith("Solved in ")
 
 
+@pytest.mark.slow
 def test_stop_ends_the_run_and_keeps_the_chart(page, server, tmp_path, monkeypatch):
     stop = view_server.Work.stop
 
@@ -300,6 +301,7 @@ def serve_hostile(target):
     return other
 
 
+@pytest.mark.slow
 def test_another_sites_page_cannot_make_the_server_work(server, driver, monkeypatch):
     seen = []  # every POST's sender, and whether it was let through
     original = view_server.Handler._check_sender
@@ -369,7 +371,7 @@ def test_the_page_stops_an_anneal_it_did_not_start(page, server):
     assert not page.find_element("id", "stop").is_enabled()
 
 
-# Issue 24 item 10: stale results, and the layout at 1280x800.
+# Stale results, and the layout at 1280x800.
 
 FOUR = "1...\n..3.\n.4..\n...2"
 
@@ -401,6 +403,7 @@ def givens_of(text):
     return (np.asarray(gpu_sa.parse(text)[0].givens) + 1).tolist()
 
 
+@pytest.mark.slow
 def test_a_typed_puzzle_never_shows_the_previous_board(laptop, tmp_path):
     """After Solution on one puzzle, typing another left its solution and 'Exact search (seed 1): unique solution'
     on the page, even for givens that clash."""

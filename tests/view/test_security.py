@@ -1,4 +1,4 @@
-"""gpu-sa view against hostile and careless clients (issue 27, "The web page's server", items 1-6), each against a
+"""gpu-sa view against hostile and careless clients (docs/security.md, "The web page's server"), each against a
 real server on loopback: other sites' requests, broken lengths, slow and idle connections, deep JSON, security
 headers, runs that outlive their client, and time limits and Stop within about a second."""
 import http.client
@@ -14,7 +14,7 @@ from conftest import ROOT
 from gpu_sa.view import api, server as view_server
 from view_helpers import EASY, request, running_server
 
-# the page's seeded search needs minutes here (bench/RESULTS.md: 49x49 at 50 %, not solved in 300 s)
+# the page's seeded search needs minutes here (49x49 at 50 %: not solved in 300 s on 2 cores)
 HARD49 = (ROOT / "bench" / "data" / "sudoku49_50" / "inst49x49_50_0.txt").read_text()
 EMPTY64 = "\n".join([" ".join(["0"] * 64)] * 64)
 ACTIONS = ("/api/load", "/api/rounds", "/api/solve", "/api/anneal")
@@ -68,7 +68,7 @@ def served(monkeypatch):
 
 @pytest.mark.parametrize("path", ACTIONS)
 @pytest.mark.parametrize("headers, content_type, status", [
-    ((("Origin", "http://evil.example"),), "text/plain", 403),  # the no-preflight POST of issue 27's item 1
+    ((("Origin", "http://evil.example"),), "text/plain", 403),  # a POST that needs no CORS preflight
     ((("Origin", "http://evil.example"),), "application/json", 403),
     ((("Origin", "null"),), "application/json", 403),  # a sandboxed frame or a file:// page
     ((("Origin", "http://127.0.0.1:1"),), "application/json", 403),  # another port of the same host
@@ -120,6 +120,7 @@ def test_a_bad_content_length_is_refused_at_once(served, length, status):
     assert seconds < 5 and served.calls == []
 
 
+@pytest.mark.slow
 def test_a_body_shorter_than_its_length_is_closed_at_the_deadline(monkeypatch):
     monkeypatch.setattr(view_server, "REQUEST_SECONDS", 1.0)
     with running_server("numpy") as server:
@@ -302,6 +303,7 @@ def test_the_page_sees_and_stops_anyone_elses_anneal():
         assert not server.runs
 
 
+@pytest.mark.slow
 def test_the_anneal_time_limit_holds_within_a_second_on_a_huge_launch():
     # numpy, 256 chains of a 64x64: one plateau (4,096 moves) of every chain took 3 s; chunks of one plateau
     # made a 1 s limit end after 3 s or more

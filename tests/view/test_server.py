@@ -29,8 +29,9 @@ def valid_solution(puzzle_text, values):
 
 
 def needs_steps():
-    return pytest.importorskip("gpu_sa.puzzles.sudoku.exact.steps", reason="gpu_sa.puzzles.sudoku.exact.steps (rule_rounds, helper exact's) is "
-                                                            "not merged into this branch yet")
+    from gpu_sa.puzzles.sudoku.exact import steps
+
+    return steps
 
 
 def digits(hex_mask):
@@ -120,6 +121,21 @@ def test_anneal_options_are_checked(body, message):
     backend, _ = gpu_sa.engine.backends.select("numpy")
     with pytest.raises(api.ApiError, match=message):
         api.anneal_options(body, backend)
+
+
+@pytest.mark.parametrize("field, what", [("time_limit", "a number"), ("chains", "an integer"),
+                                         ("seed", "an integer")])
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_boolean_is_refused_for_every_numeric_field(field, what, flag):
+    """`"time_limit": true` ran for 1 s (Python takes true for 1) where `"seed": true` was refused: every numeric
+    field of the page's API refuses a JSON boolean alike, over HTTP as the page sends it."""
+    with running_server("numpy") as server:
+        status, answer = request(server, "POST", "/api/anneal", {"text": EASY, "chains": "4", field: flag})
+        assert status == 400, answer
+        assert answer["error"] == f"gpu-sa: error: {field} must be {what}, got {str(flag).lower()}"
+        if field == "seed":
+            status, answer = request(server, "POST", "/api/solve", {"text": EASY, "seed": flag})
+            assert status == 400 and answer["error"] == f"gpu-sa: error: seed must be an integer, got {str(flag).lower()}"
 
 
 def test_http_rules():

@@ -133,8 +133,9 @@ def detect_kind(args, command: str) -> str:
         (name, puzzles), = readers.items()
         formats = sorted({puzzle.fmt for puzzle in puzzles})
         if fmt != "auto" or set(formats) <= set(available[name].NAMED_FORMATS):
-            ending.note(f"gpu-sa: {source} holds {name} puzzles ({', '.join(formats)} format): reading it as "
-                        f"--kind {name}")
+            if not getattr(args, "quiet", False):
+                ending.note(f"gpu-sa: {source} holds {name} puzzles ({', '.join(formats)} format): reading it as "
+                            f"--kind {name}")
             args.detected = name, puzzles
             return name
     if first == default and not isinstance(refusal, ShapeError):
@@ -157,12 +158,15 @@ def add_options(parser, options) -> None:
 class Heartbeat:
     """Progress on stderr for work that lasts: ``status(seconds)``'s line after ``first`` seconds, then one every
     ``every`` seconds, from a thread of its own (the work runs compiled code for minutes at a time, which would
-    otherwise keep the user in the dark). Nothing after a stop request: the command reports that itself."""
+    otherwise keep the user in the dark). Nothing after a stop request: the command reports that itself.
 
-    def __init__(self, status, *, first: float = 1.0, every: float = 10.0, quiet: bool = False):
+    The line is ``status(seconds)``, then, while numba compiles part of the package (its first run on a machine),
+    how much of that time went to compiling what, then ``(hint)``: what Ctrl-C does."""
+
+    def __init__(self, status, *, hint: str, first: float = 1.0, every: float = 10.0, quiet: bool = False):
         import threading
 
-        self.status, self.first, self.every, self.quiet = status, first, every, quiet
+        self.status, self.hint, self.first, self.every, self.quiet = status, hint, first, every, quiet
         self._finished = threading.Event()
         self._thread = threading.Thread(target=self._beat, name="gpu-sa-heartbeat", daemon=True)
 
@@ -186,5 +190,15 @@ class Heartbeat:
         start = time.monotonic()
         wait = self.first
         while not self._finished.wait(wait) and not stop.requested():
-            ending.note(self.status(time.monotonic() - start))
+            ending.note(self.line(time.monotonic() - start))
             wait = self.every
+
+    def line(self, seconds: float) -> str:
+        from ...engine import compiling
+
+        text = self.status(seconds)
+        running = compiling.in_progress()
+        if running is not None:
+            what, target, takes, so_far = running
+            text += f", the last {min(so_far, seconds):.0f} s of them compiling {what} for {target} ({takes}, once)"
+        return f"{text} ({self.hint})"

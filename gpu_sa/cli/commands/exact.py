@@ -14,8 +14,8 @@ DESCRIPTION = ("Solve every puzzle of PUZZLE_FILE ('-' = standard input) exactly
                "a cell with the fewest candidates. Kinds with an integer program: scipy's HiGHS (Hashiwokakero with "
                "lazy connectivity cuts), each solution found excluded by a no-good cut to count further.")
 EPILOG = ("Exit status: 0 every puzzle has a solution, 1 some puzzle has none (or the search gave up before finding "
-          "one), 2 bad input or usage, 74 output failed, 129/130/143 stopped by a signal, 70 internal error. README: "
-          "'Exit status'.")
+          "one), 2 bad input or usage, 74 output failed, 129/130/143 stopped by a signal, 70 internal error. "
+          "docs/cli.md, 'Exit status'.")
 def options():
     return (
         input_format_option("exact"), max_input_option("the puzzle file"),
@@ -85,7 +85,8 @@ def run(args) -> int:
             search, seeded = "seeded complete search", ""
         ending.note(f"gpu-sa: note: the {search} gave up on {which} without a solution; {seeded}'gpu-sa solve' "
                     "looks for one by local search, which often finds one where no complete search here does (49x49 "
-                    "at 50 % givens: README, 'Exact search'), but proves nothing about other solutions")
+                    "at 50 % givens: docs/algorithms.md, 'The complete search'), but proves nothing about other "
+                    "solutions")
     return status
 
 

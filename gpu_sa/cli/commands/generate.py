@@ -10,12 +10,12 @@ from ...options import Choice, Integer, Option, UsageError
 from . import QUIET, Heartbeat, add_options, check_formats, output_format_option
 
 HELP = "generate full sudoku grids, or puzzles of the other kinds"
-DESCRIPTION = ("sudoku: COUNT distinct full valid grids, each given a uniformly random symmetry (digit relabelling, "
-               "band/stack and row/column permutations, transposition). shikaku (--size): the original generator, "
-               "recursive cuts of the grid, random merges of neighbouring rectangles, one clue per rectangle at a "
-               "random cell. hashi (--size, --islands): the original generator, random islands, every edge between "
-               "neighbours, an island added where edges cross, random bridge counts. Puzzle i of a run uses seed "
-               "(SEED, i), so a run replays.")
+DESCRIPTION = ("sudoku (--size NxN or --order, the box side; 9x9 by default): COUNT distinct full valid grids, each "
+               "given a uniformly random symmetry (digit relabelling, band/stack and row/column permutations, "
+               "transposition). shikaku (--size): the original generator, recursive cuts of the grid, random merges "
+               "of neighbouring rectangles, one clue per rectangle at a random cell. hashi (--size, --islands): the "
+               "original generator, random islands, every edge between neighbours, an island added where edges "
+               "cross, random bridge counts. Puzzle i of a run uses seed (SEED, i), so a run replays.")
 EPILOG = ("A run that lasts says how many are made every ten seconds on stderr. Exit status: 0 all made, 1 fewer made "
           "than asked, 2 bad usage (a --count beyond the grids that exist: 288 of 4x4; or nothing with the asked "
           "property could be made), 74 output failed, 129/130/143 stopped by a signal (what was made is printed), 70 "
@@ -82,8 +82,8 @@ def make(args, **what) -> int:
     made = 0
     total = f" of {what['count']:,}" if what.get("count") else ""
     verb = "minimised" if args.command == "minimize" else "made"
-    with Heartbeat(lambda seconds: f"gpu-sa: {made:,}{total} {verb} after {seconds:.0f} s (Ctrl-C stops, keeping "
-                                   "what is made)", quiet=bool(args.quiet)):
+    with Heartbeat(lambda seconds: f"gpu-sa: {made:,}{total} {verb} after {seconds:.0f} s",
+                   hint="Ctrl-C stops, keeping what is made", quiet=bool(args.quiet)):
         for item in items:
             if item.note:
                 ending.note(f"gpu-sa: {item.note}")

@@ -24,7 +24,8 @@ DESCRIPTION = ("Solve every puzzle of PUZZLE_FILE ('-' = standard input), one af
                "--method selects --method anneal, said on stderr.")
 EPILOG = ("Exit status: 0 all solved, 1 some puzzle unsolved within its budget (or without a solution), 2 bad input "
           "or usage, 74 output failed (or a --dump-states file could not be written), 129/130/143 stopped by "
-          "SIGHUP/SIGINT/SIGTERM (the best state so far is still reported), 70 internal error. README: 'Exit status'.")
+          "SIGHUP/SIGINT/SIGTERM (the best state so far is still reported), 70 internal error (docs/cli.md, "
+          "'Exit status').")
 ANNEAL_METHOD = "anneal"
 ANNEALING = {"method": (ANNEAL_METHOD,)}  # options only the annealer reads: given without --method, they select it
 CHAINS = {"method": ("anneal", "auto")}  # the options of whatever runs chains (auto anneals in its rounds)
@@ -48,10 +49,12 @@ def _moves_help():
 
     return ("move set: " + "; ".join(f"{name}: {', '.join(named(module, m) for m in module.MOVES)}"
                                      for name, module in kinds("solve").items())
-            + ". What each move changes and what its cost counts: README, 'Moves and costs'")
+            + ". What each move changes and what its cost counts: docs/algorithms.md, 'Moves and costs'")
 
 
-# Passed by keyword to gpu_sa.engine.runner.anneal when given: a new engine option is one declaration here.
+# The engine's options on the command line: each is a field of gpu_sa.engine.runner.Options of the same name (set
+# when given), but those of RUN_PLACEMENT, which say where and how many puzzles run; a new engine option is a field
+# there and one declaration here (tests/cli/test_registry.py checks that they match).
 ENGINE_OPTIONS = (
     Option("--backend", "where chains run: cuda (GPU), cpu (numba, all cores), numpy (the plain reference), auto = "
            "cuda if a GPU is usable, else cpu, but cpu for sudoku's move tabu (the default from 25x25, and method auto's "
@@ -74,7 +77,7 @@ ENGINE_OPTIONS = (
     Option("--stall-plateaus", "Sirdey's ad-hoc stop: end a trial once no chain has lowered its best cost for N "
            "plateaus (Sirdey suggests 10000)", Integer(1), metavar="N", group=BUDGET, applies=ANNEALING),
     Option("--time-limit", "stop each puzzle after about this many seconds (its annealing or search; reading, "
-           "preparing and checking a puzzle come on top, and grow with the grid: README, 'Limits')", SECONDS,
+           "preparing and checking a puzzle come on top, and grow with the grid: docs/cli.md, 'Limits')", SECONDS,
            metavar="SECONDS", group=BUDGET),
     Option("--replicas", "replica exchange: chains in groups of R on a ladder of fixed temperatures, geometric from "
            "--t-end (coldest) up to --t0, neighbours exchanging temperatures every --exchange-interval moves by the "
@@ -84,7 +87,7 @@ ENGINE_OPTIONS = (
            metavar="K", group=SCHEDULE, applies=ANNEALING),
     Option("--dask", "run on the Dask scheduler at ADDRESS (e.g. tcp://host:8786): one puzzle's trials, or batches of "
            "the file's puzzles, become tasks on its workers; the same answers as one process for the same seed (needs "
-           "pip install 'gpu-sa[dask]'; README: 'Scale out with Dask')", Text("ADDRESS"), group=BUDGET,
+           "pip install 'gpu-sa[dask]'; docs/cli.md, 'Scale out with Dask')", Text("ADDRESS"), group=BUDGET,
            applies=ANNEALING),
     Option("--workers", "start a local Dask cluster of N worker processes (one thread each) for this run, stopped "
            "at its end; the same answers as one process for the same seed (needs the dask extra); at most the cores "
@@ -95,6 +98,7 @@ ENGINE_OPTIONS = (
            "input order, each as soon as it and every earlier one are known", Integer(1), metavar="N",
            group=BUDGET, applies=ANNEALING),
 )
+RUN_PLACEMENT = ("backend", "batch", "dask", "workers")
 SCHEDULE_OPTIONS = (
     Option("--schedule", "geometric (default, tuned by measurement): --t0 to --t-end over --plateaus; sirdey: "
            "Sirdey's law T0 = e_p, T_{k+1} = T_k / (1 + log(1+delta)/(e_p+1) T_k) down to T_f (252 million moves per "
@@ -149,8 +153,8 @@ def options():
                "the chains follow the plain moves, exactly as before propagation existed", applies=ANNEALING),
         Option("--json", "one JSON object per puzzle per line on stdout: solved, solution (sudoku: the grid in the "
                "input's format; shikaku: rectangles [top, left, bottom, right], inclusive, 0-based, in row-major clue "
-               "order; hashi: bridges [r1, c1, r2, c2, count], 0-based), cost (what the move counts: README, 'Moves "
-               "and costs'), chain, moves, proposals, seconds, backend, seed, method, stopped, and more", group=OUTPUT),
+               "order; hashi: bridges [r1, c1, r2, c2, count], 0-based), cost (what the move counts: docs/algorithms.md, "
+               "'Moves and costs'), chain, moves, proposals, seconds, backend, seed, method, stopped, and more", group=OUTPUT),
         replace(output_format_option("solve", "how solutions are written (default: pretty; with --json, same as the "
                                               "input)."), group=OUTPUT),
         Option("--dump-states", "write an .npz with states (chains x cells, digits 1..N for sudoku; each clue's "
@@ -215,7 +219,7 @@ def run(args) -> int:
         answers = (app.exact(puzzle, method=args.method, check_unique=args.check_unique, time_limit=args.time_limit,
                              fmt=args.output_format, options=args.kind_options, seed=args.seed) for puzzle in puzzles)
         return _report(answers, puzzles, args, dumps=[None] * len(puzzles),
-                       working=f"{args.method} (the {'integer program' if args.method == 'ilp' else 'complete search'})")
+                       working=f"{args.method} ({app.BY[args.method]})")
     if method.runs is not None:
         return _application(method, puzzles, args)
     return _anneal(app, kind, puzzles, args)
@@ -264,9 +268,11 @@ def _anneal(app, kind, puzzles, args) -> int:
     for move in moves:
         app.check_chains(move, args.chains or backend.default_chains(move), trials)
     dumps = app.dump_paths(args.dump_states, len(puzzles), overwrite=args.force)
-    engine = {option.name: getattr(args, option.name) for option in ENGINE_OPTIONS
-              if getattr(args, option.name) is not None and option.name not in ("batch", "replicas", "dask", "workers")}
-    engine.update(backend=backend, early_stop=not args.no_early_stop, propagate=not args.no_propagate)
+    # the replicas reach the runner in each puzzle's schedule (a ladder: ``schedule_for``)
+    named = {option.name: getattr(args, option.name) for option in ENGINE_OPTIONS
+             if getattr(args, option.name) is not None and option.name not in RUN_PLACEMENT + ("replicas",)}
+    run_options = runner.Options(move=args.move, early_stop=not args.no_early_stop, propagate=not args.no_propagate,
+                                 **named)
     trace = None
     if args.trace is not None:
         from ...engine.trace import TraceWriter
@@ -286,15 +292,15 @@ def _anneal(app, kind, puzzles, args) -> int:
 
     def answers():
         if on_cluster:
-            yield from app.on_cluster(puzzles, laws, address=args.dask, workers=args.workers, move=args.move,
-                                      engine={**engine, "backend": on_workers}, batch=args.batch,
-                                      fmt=args.output_format, check_unique=args.check_unique)
+            yield from app.on_cluster(puzzles, laws, address=args.dask, workers=args.workers, backend=on_workers,
+                                      options=run_options, batch=args.batch, fmt=args.output_format,
+                                      check_unique=args.check_unique)
             return
         if batched:
             progress = _ProgressLine(f"{len(puzzles)} puzzles", quiet=args.quiet, trace=trace, failures=failures,
                                      puzzles=len(puzzles))
             try:
-                yield from app.anneal_batches(puzzles, laws, move=args.move, engine=engine, batch=args.batch,
+                yield from app.anneal_batches(puzzles, laws, backend=backend, options=run_options, batch=args.batch,
                                               fmt=args.output_format, check_unique=args.check_unique,
                                               progress=progress)
             finally:
@@ -303,8 +309,9 @@ def _anneal(app, kind, puzzles, args) -> int:
         for puzzle, law, dump in zip(puzzles, laws, dumps):
             progress = _ProgressLine(puzzle.label, quiet=args.quiet, trace=trace, failures=failures)
             try:
-                yield app.anneal(puzzle, move=args.move, schedule=law, engine=engine, fmt=args.output_format,
-                                 check_unique=args.check_unique, progress=progress, keep_state=dump is not None)
+                yield app.anneal(puzzle, backend=backend, fmt=args.output_format, check_unique=args.check_unique,
+                                 progress=progress,
+                                 options=replace(run_options, schedule=law, keep_state=dump is not None))
             finally:
                 progress.close()
 
@@ -326,10 +333,9 @@ def _report(answers, puzzles, args, dumps, failures=(), working: str | None = No
 
     def status(seconds):
         answered = f"{done:,} of {len(puzzles):,} puzzles answered; " if len(puzzles) > 1 else ""
-        return (f"gpu-sa: {answered}{puzzles[min(done, len(puzzles) - 1)].label}: {working} for {seconds:.0f} s "
-                "(Ctrl-C stops and reports)")
+        return f"gpu-sa: {answered}{puzzles[min(done, len(puzzles) - 1)].label}: {working} for {seconds:.0f} s"
 
-    with Heartbeat(status, quiet=getattr(args, "quiet", False) or working is None):
+    with Heartbeat(status, hint="Ctrl-C stops and reports", quiet=getattr(args, "quiet", False) or working is None):
         for answer, dump in zip(answers, dumps):
             if answer is None:  # stopped before this puzzle began
                 break
@@ -355,9 +361,9 @@ def _report(answers, puzzles, args, dumps, failures=(), working: str | None = No
 
 
 class _ProgressLine:
-    """Progress on stderr once a run has lasted a second: rewritten in place on a terminal,
-    one line every ten seconds otherwise; every record to ``--trace`` (a failed write is one line,
-    exit 74 at the end, and the run goes on)."""
+    """Progress on stderr once a run has lasted a second: rewritten in place on a terminal (and erased by the
+    next result or message, ``ending.note_in_place``), one line every ten seconds otherwise; every record to
+    ``--trace`` (a failed write is one line, exit 74 at the end, and the run goes on)."""
 
     def __init__(self, label, quiet, trace=None, failures=None, puzzles=None):
         self.label, self.puzzles = label, puzzles
@@ -386,11 +392,11 @@ class _ProgressLine:
                 f"({100 * p.moves / max(p.max_moves, 1):.1f}%)  T={p.temperature:.4g}  best cost {p.best_cost}  "
                 f"{p.proposals_per_second:.3g} proposals/s")
         if self.tty:
-            ending.note("\r" + line + "\x1b[K", end="")
+            ending.note_in_place(line)  # erased by the next result or note
         else:
             ending.note(line)
         self.shown = True
 
     def close(self):
         if self.shown and self.tty:
-            ending.note("")
+            ending.clear_in_place()

@@ -18,7 +18,7 @@ DESCRIPTION = ("Serve a web page on 127.0.0.1 where you type or paste a Sudoku (
                "'solve' reads), press 'Rules' to apply the three rules (naked single, hidden single, naked pair) one round at a time with every "
                "cell's candidates shown, 'Solution' to finish with the exact search, and 'Anneal' to watch a run's "
                "best cost, temperature and acceptance live. Ctrl-C stops the server. The server admits only its own "
-               "page (other web sites' requests are refused) and bounds every request and run: README, 'gpu-sa "
+               "page (other web sites' requests are refused) and bounds every request and run: docs/cli.md, 'gpu-sa "
                "view', and SECURITY.md.")
 EPILOG = "Exit status: 130 stopped by Ctrl-C (143 SIGTERM, 129 SIGHUP), 2 the port is in use or bad usage."
 EXIT_USAGE = 2

@@ -16,7 +16,6 @@ that is how ``random_seed`` gets there, the warning silenced for that one call.
 from __future__ import annotations
 
 import threading
-import time
 import warnings
 from dataclasses import dataclass
 from typing import Callable
@@ -169,10 +168,10 @@ def enumerate_solutions(model: GrowingModel, *, limit: int, time_limit: float | 
     if int(limit) != limit or limit < 1:
         raise ValueError(f"limit must be a positive integer, got {limit}")
     highs_seed(seed)
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    deadline = stop.Deadline.after(time_limit)
     found = Enumeration()
     while True:
-        remaining = None if deadline is None else deadline - time.perf_counter()
+        remaining = deadline.left()
         if remaining is not None and remaining <= 0:
             found.gave_up = True
             return found

@@ -54,7 +54,7 @@ OPTIONS = (
     Option("--islands", "islands wanted (default: about a quarter of the cells, capped at 100)", Integer(2),
            purpose="islands; at least 2", commands=("generate",)),
 )
-# Measured on Coelho et al. instances of 200 and 300 islands (bench/RESULTS.md, "hashi schedule sweep"):
+# Measured on Coelho et al. instances of 200 and 300 islands (bench/sweep_schedule.py hashi 200, 300):
 # a geometric law over plateaus of one move per movable edge.
 SCHEDULE_DEFAULTS = (0.5, 0.05, 1000)
 

@@ -21,9 +21,9 @@ so that unused candidate edges are part of the puzzle as in published ones.
 Every draw comes from ``numpy.random.default_rng(seed)``: one seed, one instance.
 
 ``unique=True`` repairs the planted solution until it is the only one. Random draws are almost
-never unique at the Coelho et al. density (none of 1,000 draws of 100 islands on 16x16, 25 s; the
-README's example failed so), so: the integer program finds the solution *closest* to the planted
-one (``gpu_sa.puzzles.hashi.exact.closest_other_solution``: fewest changed variables, typically a short
+never unique at the Coelho et al. density (none of 1,000 draws of 100 islands on 16x16, 25 s), so:
+the integer program finds the solution *closest* to the planted one
+(``gpu_sa.puzzles.hashi.exact.closest_other_solution``: fewest changed variables, typically a short
 cycle of bridges that can be shifted), and one edge where they differ gets another bridge count in
 the planted solution, a double first (an island's number changes with it, so that other solution
 is gone). Repeated until no other solution exists (a few dozen repairs for 100 islands, about a

@@ -53,7 +53,8 @@ OPTIONS = (
     Option("--merge-iterations", "passes of random merges (nbMergeIter in the original generator) (default: the generator's)",
            Integer(0), commands=("generate",)),
 )
-# Measured with bench/shikaku.py (bench/RESULTS.md): a geometric law over plateaus of one move per clue.
+# Measured with bench/shikaku.py and bench/sweep_schedule.py shikaku: a geometric law over plateaus of one move
+# per clue.
 SCHEDULE_DEFAULTS = (1.0, 0.05, 2000)
 RELAXATION_MAX_NONZEROS = 1 << 18  # the relaxation proof is tried up to this size: about a second to build and solve
 

@@ -25,7 +25,7 @@ from cpu_ref.sudoku import tabu as tabu_reference
 
 from . import validate
 from ...engine.contract import AnnealMove, per_puzzle
-from ..spec import ANNEAL, SECONDS, Choice, Integer, Method, Option, Real
+from ..spec import ANNEAL, SECONDS, Choice, Integer, Method, Option, Real, SquareSize
 from .moves import sirdey, swap, tabu
 from .formats import FORMATS, PuzzleError, write
 from .geometry import MAX_ORDER, MIN_ORDER, geometry
@@ -42,26 +42,26 @@ FORMAT_HELP = {
 }
 METHODS = (
     Method("auto", "propagation, then the seeded complete search and the annealer in turns with doubling budgets, "
-           "the first verified answer wins (the measured default: README, 'Large Sudoku')",
+           "the first verified answer wins (the measured default: docs/algorithms.md, 'Method auto')",
            runs="gpu_sa.puzzles.sudoku.auto:answer", cpu_preferred="gpu_sa.puzzles.sudoku.auto:cpu_preferred"),
     ANNEAL,
     Method("exact", "the complete search (the three rules, then branching) with seeded restarts (gpu-sa exact counts solutions too)",
            exact=True),
 )
 MOVES = ("sirdey", "swap", "tabu")
-DEFAULT_MOVE = "swap"  # below TABU_FROM_ORDER (the seeds' annealer; bench/RESULTS.md, time to solution)
-# From 25x25 up the default move is the local search ``tabu`` (bench/RESULTS.md, "move tabu as the default"):
-# swap answered 0 of 5 Lloyd & Amos 25x25 at 45 % in 20 s, tabu all of them in 0.07 s (median).
+DEFAULT_MOVE = "swap"  # below TABU_FROM_ORDER: the seeds' annealer, with its schedule tuned by bench/tts.py
+# From 25x25 up the default move is the local search ``tabu``: on 2 cores swap answers 0 of 5 Lloyd & Amos 25x25
+# at 45 % in 20 s, tabu all of them in 0.07 s (median; bench/large.py --variant "tabu=--move tabu").
 TABU_FROM_ORDER = 5
 DEFAULT_MOVE_NOTES = {"swap": "default below 25x25", "tabu": "default from 25x25"}  # for --help
 
 
-# Move tabu's kernel runs a chain's whole neighbourhood scan on one GPU thread: on an NVIDIA H200 a 49x49 chain made
-# 25-85 moves a second against 360,000-820,000 on one CPU core, and `solve` failed in 15 s a grid the 16 cores solved
-# in 2.8 s (bench/RESULTS.md, seventeenth session). Until the kernel scans with many threads, auto keeps it off the GPU.
+# Move tabu's kernel runs a chain's whole neighbourhood scan on one GPU thread: on an NVIDIA H200 a 49x49 chain makes
+# 25-85 moves a second against 360,000-820,000 on one CPU core, and `solve` fails in 15 s a grid the 16 cores solve
+# in 2.8 s (bench/gpu.sh, bench/large.py). Until the kernel scans with many threads, auto keeps it off the GPU.
 # Per move: why `--backend auto` runs it on the CPU (AnnealMove.cpu_preferred); a move not named runs on the GPU.
 CPU_PREFERRED = {"tabu": "move tabu runs one chain per GPU thread, thousands of times slower per chain than a CPU "
-                         "core (README: Installing for a GPU)"}
+                         "core (docs/gpu.md, 'What runs where')"}
 
 
 def default_move(order: int) -> str:
@@ -70,8 +70,8 @@ def default_move(order: int) -> str:
 
 
 # The annealer's default schedule per order (t0, t_end, plateaus): 9x9 from bench/tts.py; from 16x16 up a
-# faster cooling over 1000 plateaus solved the Lloyd & Amos 16x16 and 25x25 grids at 40 % about 4 and 2.5
-# times sooner than 4000 (bench/RESULTS.md, "annealer sweep"). None: the runner's defaults (9x9's).
+# faster cooling over 1000 plateaus solves the Lloyd & Amos 16x16 and 25x25 grids at 40 % about 4 and 2.5
+# times sooner than 4000 (bench/large.py). None: the runner's defaults (9x9's).
 SCHEDULE_BY_ORDER = {3: None}
 LARGE_SCHEDULE = (0.5, 0.05, 1000)
 NAMED_FORMATS = ()  # the default kind: tried first, needs no sign of its own
@@ -84,8 +84,9 @@ MINIMIZE_METHODS = ("anneal", "greedy", "brute")
 _MINIMIZE_HELP = ("how givens are removed: anneal (default, the original scheme: a random cell; a given goes when the "
                   "puzzle stays unique, an empty cell gets its digit back with probability exp(-1/T)), greedy (one "
                   "pass in random order) or brute (the smallest unique puzzle inside the input, proven within the "
-                  "budget of --max-nodes and --time-limit)")
+                  "budget of {budget})")
 _BRUTE = {"minimize_method": ("brute",)}
+SIDES = tuple(order * order for order in range(MIN_ORDER, MAX_ORDER + 1))  # the grids' sides: 4, 9, ..., 64
 MAX_SEARCHES = 64  # gpu_sa.puzzles.sudoku.exact.counting's (not imported here: it compiles; a test keeps them equal)
 OPTIONS = (
     Option("--max-nodes", "give up after this many branches (default: 10,000,000 without --time-limit, so that a huge "
@@ -105,15 +106,21 @@ OPTIONS = (
     Option("--steps", "print the three rules round by round before the answer, as the original solver's page shows them "
            "(each round: the three rules once over the grid; every cell's candidates, what each rule removed); with "
            "--json one object per round ('round') before the puzzle's", commands=("exact",)),
-    Option("--order", "box side n: grids of n^2 x n^2 (default 3)", Integer(MIN_ORDER, MAX_ORDER),
-           purpose="the box side", commands=("generate", "puzzle")),
+    Option("--order", "the box side n, which makes grids of n^2 x n^2: 2 = 4x4, 3 = 9x9 (default), 4 = 16x16, ..., "
+           f"{MAX_ORDER} = {MAX_ORDER ** 2}x{MAX_ORDER ** 2} (or give the grid's size: --size)",
+           Integer(MIN_ORDER, MAX_ORDER), purpose="the box side", commands=("generate", "puzzle")),
+    Option("--size", "the grid's size NxN, a square of side " + ", ".join(map(str, SIDES[:-1])) + f" or {SIDES[-1]} "
+           f"(default 9x9; the same as --order {MIN_ORDER} to {MAX_ORDER}, the box side)", SquareSize(SIDES),
+           purpose="grid size; a Sudoku grid's side is its box side squared", commands=("generate", "puzzle")),
     Option("--method", "how grids are made: backtrack (default: the exact solver with a random digit order, the "
            "fastest at every order on a CPU), anneal (the batch annealer from an empty grid, one grid per solved chain; "
            "--backend or --chains select it; from 36x36 up its chains hardly ever finish a grid), swaps (the original "
            "random swaps keeping only improvements)", Choice(GRID_METHODS), dest="grid_method",
            commands=("generate", "puzzle")),
-    Option("--method", _MINIMIZE_HELP, Choice(MINIMIZE_METHODS), dest="minimize_method", commands=("minimize",)),
-    Option("--minimize-method", _MINIMIZE_HELP, Choice(MINIMIZE_METHODS), commands=("puzzle",)),
+    Option("--method", _MINIMIZE_HELP.format(budget="--max-nodes and --time-limit"), Choice(MINIMIZE_METHODS),
+           dest="minimize_method", commands=("minimize",)),
+    Option("--minimize-method", _MINIMIZE_HELP.format(budget="1,000,000 search nodes per grid"),
+           Choice(MINIMIZE_METHODS), commands=("puzzle",)),
     Option("--iterations", "anneal: steps per grid (default 100,000)", Integer(1), purpose="minimisation steps",
            commands=("minimize", "puzzle")),
     Option("--max-nodes", "brute: search nodes per grid (default 1,000,000: a few seconds on 9x9; the answer is "
@@ -268,10 +275,10 @@ class Sudoku:
         """(values, masks) that move ``tabu`` starts from: the rules' fixpoint (``propagation``, not None), then
         box-line reduction and each unit's AllDifferent made arc consistent (a matching and its Hall sets), to a
         fixpoint (``gpu_sa.puzzles.sudoku.exact.consistency``, the complete search's own rules; sound, so no solution is
-        lost). About a millisecond at 64x64. Measured on Sudoku-LS's set (bench/RESULTS.md, issue 23): at 49x49
-        with 60 % givens it left 33 free cells of one instance where the rules left 756; at 64x64 60 % it took
-        6 % of the candidates. When it finds a contradiction the rules' fixpoint is returned: the chains can then
-        never solve, and ``auto``'s complete search proves that there is no solution."""
+        lost). About a millisecond at 64x64. On Sudoku-LS's set at 49x49 with 60 % givens it leaves 33 free cells
+        of one instance where the rules leave 756; at 64x64 60 % it takes 6 % of the candidates. When it finds a
+        contradiction the rules' fixpoint is returned: the chains can then never solve, and ``auto``'s complete
+        search proves that there is no solution."""
         from .exact import _digits_of, tables
         from .exact.consistency import ALLDIFF, BOX_LINE, strengthened
 

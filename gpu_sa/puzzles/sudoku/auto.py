@@ -1,6 +1,6 @@
 """Method ``auto`` for Sudoku: propagation, then the complete search and the annealer in turns.
 
-Measured on the large orders near the phase transition (bench/large.py, bench/RESULTS.md): the
+Measured on the large orders near the phase transition (bench/large.py): the
 seeded complete search with restarts (``gpu_sa.puzzles.sudoku.exact``) solves every 16x16 and 25x25 instance of the
 Lloyd & Amos set, most in well under a second, while the annealer alone loses to the ant colony there;
 on 9x9 the complete search wins by orders of magnitude. The annealer still earns its turns where the
@@ -18,11 +18,11 @@ there is an answer. The search is complete: a round where it ends without giving
 (no solution: "no solution"). Propagation alone (the three rules to a fixpoint) answers first when
 it solves the puzzle or finds a contradiction.
 
-From 36x36 (LOCAL_SEARCH_ORDER) up the local search of move ``tabu`` is the faster method by far (issue 23,
-bench/RESULTS.md: 36x36 and 49x49 at 40 %, a few times to tens of times the search's speed, and the search
-solved none of 49x49), so there ``auto`` runs it as ONE long annealing run of the chains (they are never
-restarted: a tabu search's progress is its chains' state) and gives the complete search its slices in between,
-still by counts, never by seconds:
+From 36x36 (LOCAL_SEARCH_ORDER) up the local search of move ``tabu`` is the faster method by far (bench/large.py,
+36x36 and 49x49 at 40 %: a few times to tens of times the search's speed, and the search solves none of 49x49),
+so there ``auto`` runs it as ONE long annealing run of the chains (they are never restarted: a tabu search's
+progress is its chains' state) and gives the complete search its slices in between, still by counts, never by
+seconds:
 
     slice 0, once the chains have made FIRST_SLICE_MOVES moves each:  the search, at most as many branches
                                as free cells: one descent, which fills a grid it needs no backtracking for
@@ -32,14 +32,14 @@ still by counts, never by seconds:
                                of the grid's direct CNF (``cnf_literals``), a measure of the search's size
 
 Slice 0 runs before any move only when the rules leave at most FEW_FREE_CELLS free cells (60 % givens from
-36x36: a descent of microseconds, where the chains' tables alone take longer). It ran before any move on every
-grid until the chains were measured on what it is for: it took 2-4 ms on every 36x36 at 40 %
-(about 775 branches), 5-9 % of the chains' median there, while the chains fill an empty grid about as fast as the
-descent does (36x36: 16 ms against 8 ms; 49x49: 22 against 30; 64x64: 94 against 88; bench/RESULTS.md, issue 23).
+36x36: a descent of microseconds, where the chains' tables alone take longer). Elsewhere it waits for the chains:
+it takes 2-4 ms on every 36x36 at 40 % (about 775 branches), 5-9 % of the chains' median there, while the chains
+fill an empty grid about as fast as the descent does (36x36: 16 ms against 8 ms; 49x49: 22 against 30; 64x64: 94
+against 88; bench/portfolio_choice.py).
 
 At 25x25 (SIDE_BY_SIDE_ORDERS) on a CPU of two cores or more, the two run at once instead of in turns: there
 the search and the chains are about as fast and which one is faster changes from grid to grid (25x25 at 40 %
-givens: the search's median 25 ms, one chain's 15 ms; bench/RESULTS.md, issue 23), so in turns the default paid
+givens: the search's median 25 ms, one chain's 15 ms; bench/portfolio_choice.py), so in turns the default paid
 for the slower one first on half the grids. The search gets a thread of its own, the local search's chains
 (``--method anneal``'s) the cores:
 
@@ -84,8 +84,8 @@ from . import exact
 
 EXACT_NODES = 20_000  # the first round's branches: about 50 ms at 25x25 on 2 cores (400,000 branches/s)
 # An annealing round gets this many proposals per branch of the search's round: about a fifth of the
-# search's time on the CPU (measured at 16x16, 25x25 and 36x36: 3-8 proposals cost what one branch does;
-# bench/RESULTS.md), where the search answered every Lloyd & Amos instance. It was 100 while the search was
+# search's time on the CPU (at 16x16, 25x25 and 36x36 3-8 proposals cost what one branch does; bench/large.py),
+# where the search answers every Lloyd & Amos instance. It was 100 while the search was
 # several times slower per branch, which had made the annealing rounds 55-60 % of a hard 25x25's time.
 PROPOSALS_PER_NODE = 8
 CPU_CHAINS = 16  # few chains, so that a round's proposals still cool each chain over many plateaus
@@ -97,35 +97,36 @@ FIRST_SLICE_MOVES = 1 << 18  # slice 1 after at least 262,144 moves per chain (0
 # Set when a slice past 0 cost about 30 ns per literal of the CNF whatever its branches (the clause-learning search
 # built its clauses again: 10 ms at 36x36 40 %, 340,000 literals; 90 ms at 64x64 40 %, 2.9 million) and a chain's
 # move about 1 us from 36x36 to 64x64 on the CPU: slice 1 after one move per literal cost about 3 % of the chains'
-# time, where a fixed 262,144 made the default 1.27 x the chains' median at 64x64 40 % (bench/RESULTS.md, issue 23).
-# With the grid's constraints implicit (issue 25) that fixed cost is 7-12 times smaller (64 branches: 12-20 ms
-# against 140-160 ms at 64x64 40 %, on a machine where the old one took 90 ms); the schedule was not tuned again.
+# time, where a fixed 262,144 made the default 1.27 x the chains' median at 64x64 40 % (bench/large.py).
+# With the grid's constraints implicit (gpu_sa.puzzles.sudoku.exact.implicit) that fixed cost is 7-12 times
+# smaller (64 branches: 12-20 ms against 140-160 ms at 64x64 40 %, on a machine where the CNF's took 90 ms); the
+# schedule was not tuned again.
 SLICE_MOVES_PER_LITERAL = 1
 # a slice's branches = its moves per chain >> 9: deep in a long run a branch of the clause-learning search costs
 # about 20 moves at 36x36 (with >> 6, auto took 1.7x the chains' time on a 36x36 at 50 % the chains solved in
 # 24 s), so a slice takes a few percent of the time the chains took to earn it. The search solved none of 49x49
-# at 40-50 % and took 0.69 s on 36x36 at 40 % where the chains took 0.05 s (issue 23): past slice 0 it is there
-# to prove "no solution", so it gets little (bench/RESULTS.md, issue 23)
+# at 40-50 % and took 0.69 s on 36x36 at 40 % where the chains took 0.05 s (bench/large.py): past slice 0 it is
+# there to prove "no solution", so it gets little
 NODES_PER_MOVE_SHIFT = 9
 FIRST_SLICE_NODES = 64  # slice 0's branches at least; else the free cells: one descent
 # a root with at most this many free cells has slice 0 run before the chains are built: the descent fills it in
 # microseconds, where building the chains' tables and strengthened root alone takes 0.3 ms at 36x36 (60 % givens
-# leave 8-35 free cells there after the rules; 40-50 %, hundreds: bench/RESULTS.md, issue 23)
+# leave 8-35 free cells there after the rules; 40-50 %, hundreds)
 FEW_FREE_CELLS = 64
 # At 25x25 on a CPU of two cores or more, the search and the chains run side by side (module docstring): the two
 # are about as fast there (25x25 at 40 % givens: the search's median 25 ms, one chain's 15 ms, and which one is
-# faster changes from grid to grid), so running both beats running either first (bench/RESULTS.md, issue 23).
+# faster changes from grid to grid), so running both beats running either first (bench/portfolio_choice.py).
 SIDE_BY_SIDE_ORDERS = frozenset({5})
 # The exchange rate that orders their answers: the search's answer after N branches comes first unless a chain
 # solved within N x MOVES_PER_NODE moves. A branch costs 6-16 us at 25x25 near the transition, a chain's move
 # about 1 us; the loser waits until the winner's count is passed, so a rate off the true one costs time either
 # way. Swept over 4-10 on Lloyd & Amos 25x25 at 35/40/45 % (bench/portfolio_choice.py --repeats 3): 6 kept the
 # default within 0.94-1.08 of the faster method at 35 and 40 % and 1.21-1.31 at 45 %, where the search is twice
-# as fast as the chains (bench/RESULTS.md, issue 23).
+# as fast as the chains.
 MOVES_PER_NODE = 6
 # The descent runs alone first (microseconds to a few milliseconds) unless the share of free cells after the rules
 # lies strictly between these: 25x25 near the phase transition (40 and 45 % givens leave 52-60 % of the cells free),
-# where it filled none of the 20 Lloyd & Amos grids tried and took 2-4 ms each (bench/RESULTS.md, issue 23); it filled
+# where it filled none of the 20 Lloyd & Amos grids tried and took 2-4 ms each (bench/portfolio_choice.py); it filled
 # 9 of 10 at 50 % (18-44 % free), 5 of 10 at 35 % (64-65 %) and every empty grid. Inside that band the search
 # beside the chains begins with it instead.
 DESCENT_BESIDE = (0.48, 0.70)
@@ -134,7 +135,7 @@ DESCENT_BESIDE = (0.48, 0.70)
 # one chain beside the search made the default 1.24-1.6 x the two chains'), so there ``--method anneal``'s chains,
 # one per core, run alone for their first CHAINS_FIRST_MOVES moves and the search joins them only after: its answer
 # after N branches then counts as at CHAINS_FIRST_MOVES + N x MOVES_PER_NODE moves. At 45 % (0.51-0.54 free) the
-# search is the faster method and starts beside one chain at once (bench/RESULTS.md, issue 23).
+# search is the faster method and starts beside one chain at once (bench/portfolio_choice.py).
 CHAINS_FIRST_SHARE = 0.56
 # two chains solved 37 of 40 such grids within it (Sudoku-LS 25x25 40 % and Lloyd & Amos 35 %, instances 0-19; a
 # chain's median there: about 14,000 moves, 10 ms)
@@ -168,9 +169,10 @@ def solve(puzzle, *, seed: int, backend="auto", chains: int | None = None, time_
 
         backend, _ = backends.select(backend, cpu_preferred=cpu_preferred(puzzle))
     _warm_up(puzzle, backend)
-    work = _Work(start=time.perf_counter(), setup=time.perf_counter() - setup_start)
-    return _rounds(puzzle, work, seed=seed, backend=backend, chains=chains, time_limit=time_limit, threads=threads,
-                   progress=progress)
+    start = time.perf_counter()
+    work = _Work(start=start, deadline=stop_module.Deadline.after(time_limit, start=start),
+                 setup=start - setup_start)
+    return _rounds(puzzle, work, seed=seed, backend=backend, chains=chains, threads=threads, progress=progress)
 
 
 def cpu_preferred(puzzle) -> str:
@@ -183,7 +185,7 @@ def cpu_preferred(puzzle) -> str:
     return sudoku.CPU_PREFERRED.get(LOCAL_SEARCH_MOVE, "")
 
 
-def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progress, anneal=True) -> Answer:
+def _rounds(puzzle, work, *, seed, backend, chains, threads, progress, anneal=True) -> Answer:
     """The timed part of ``solve``: propagation, then the rounds (``anneal=False``: the first search only)."""
     found = puzzle.propagated  # computed here, on the clock; the chains' root is then built on it
     if found.contradiction:
@@ -191,15 +193,14 @@ def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progres
     if found.free == 0:
         return work.answer(True, _checked(puzzle, found.values), "propagation", "solved")
     if anneal and puzzle.order >= LOCAL_SEARCH_ORDER:
-        return _local_search(puzzle, work, found, seed=seed, backend=backend, chains=chains, time_limit=time_limit,
-                             threads=threads, progress=progress)
-    if anneal and side_by_side(puzzle.order, backend):
-        return _side_by_side(puzzle, work, found, seed=seed, backend=backend, chains=chains, time_limit=time_limit,
+        return _local_search(puzzle, work, found, seed=seed, backend=backend, chains=chains, threads=threads,
                              progress=progress)
+    if anneal and side_by_side(puzzle.order, backend):
+        return _side_by_side(puzzle, work, found, seed=seed, backend=backend, chains=chains, progress=progress)
     next_restart = 0  # each round's search goes on from the restarts the last one did not finish
     for round_index in range(MAX_ROUNDS if anneal else 1):
         work.rounds = round_index + 1
-        left = work.time_left(time_limit)
+        left = work.deadline.left()
         if left is not None and left <= 0:
             return work.answer(False, None, "none", "time_limit")
         # from the propagation above: the search would otherwise find the same fixpoint again, every restart
@@ -215,7 +216,7 @@ def _rounds(puzzle, work, *, seed, backend, chains, time_limit, threads, progres
             return work.answer(False, None, "none", "interrupted")
         if not anneal:
             return work.answer(False, None, "none", "rounds")
-        left = work.time_left(time_limit)
+        left = work.deadline.left()
         if left is not None and left <= 0:
             return work.answer(False, None, "none", "time_limit")
         move = puzzle.move(ROUNDS_MOVE)
@@ -240,9 +241,9 @@ class _Slices:
     """The complete search's slices between the local search's moves (module docstring), one seeded search cut
     into pieces: each slice goes on from the restart where the last one stopped."""
 
-    def __init__(self, puzzle, work, found, *, seed, threads, time_limit):
+    def __init__(self, puzzle, work, found, *, seed, threads):
         self.puzzle, self.work, self.found = puzzle, work, found
-        self.seed, self.threads, self.time_limit = seed, threads, time_limit
+        self.seed, self.threads = seed, threads
         self.index, self.next_restart = 0, 0
         self.answer: Answer | None = None  # once a slice has answered (solved, no solution) or been stopped
 
@@ -274,7 +275,7 @@ class _Slices:
 
     def _run(self, nodes):
         work = self.work
-        left = work.time_left(self.time_limit)
+        left = work.deadline.left()
         if left is not None and left <= 0:
             return
         search = exact.count_solutions(self.puzzle.givens, self.puzzle.order, limit=1, seed=self.seed,
@@ -288,9 +289,9 @@ class _Slices:
             self.answer = work.answer(False, None, "none", "interrupted")
 
 
-def _local_search(puzzle, work, found, *, seed, backend, chains, time_limit, threads, progress) -> Answer:
+def _local_search(puzzle, work, found, *, seed, backend, chains, threads, progress) -> Answer:
     """From LOCAL_SEARCH_ORDER up: one long run of the local search's chains, the search in slices between."""
-    slices = _Slices(puzzle, work, found, seed=seed, threads=threads, time_limit=time_limit)
+    slices = _Slices(puzzle, work, found, seed=seed, threads=threads)
 
     def between_chunks(record):
         if progress is not None:
@@ -300,7 +301,7 @@ def _local_search(puzzle, work, found, *, seed, backend, chains, time_limit, thr
 
     if found.free <= FEW_FREE_CELLS and slices.run_first() is not None:
         return slices.answer
-    left = work.time_left(time_limit)
+    left = work.deadline.left()
     if left is not None and left <= 0:
         return work.answer(False, None, "none", "time_limit")
     # chains=None: the runner's default for the move (one per core on the CPU), from the tables it builds anyway
@@ -321,7 +322,7 @@ def _local_search(puzzle, work, found, *, seed, backend, chains, time_limit, thr
         return work.answer(False, None, "none", result.stopped)
     # the chains' trial ended unsolved (its schedule ran out): the search alone goes on, slice after slice
     while slices.run_until(slices.at(slices.index)[0]) is None:
-        left = work.time_left(time_limit)
+        left = work.deadline.left()
         if left is not None and left <= 0:
             return work.answer(False, None, "none", "time_limit")
     return slices.answer
@@ -332,7 +333,7 @@ def side_by_side(order: int, backend) -> bool:
     return order in SIDE_BY_SIDE_ORDERS and backend.name == "cpu" and available_cores() >= 2
 
 
-def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, progress) -> Answer:
+def _side_by_side(puzzle, work, found, *, seed, backend, chains, progress) -> Answer:
     """SIDE_BY_SIDE_ORDERS on a CPU of two cores or more (module docstring): the search's descent, then the
     search on a thread of its own beside the local search's chains on the other cores."""
     first_restart = 0  # the search beside the chains begins with the descent (_dive_then_learn)
@@ -343,13 +344,13 @@ def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, pro
         # descent (which counts the givens' empty cells), so this call runs that descent and nothing after it
         descent = int(found.free) + exact.DEFAULT_BASE_NODES
         search = exact.count_solutions(puzzle.givens, puzzle.order, limit=1, seed=seed, threads=1,
-                                       max_nodes=descent, time_limit=work.time_left(time_limit), propagated=found)
+                                       max_nodes=descent, time_limit=work.deadline.left(), propagated=found)
         work.add_search(search)
         decided = _decided(puzzle, work, search)
         if decided is not None:
             return decided
         first_restart = search.resume_at
-    left = work.time_left(time_limit)
+    left = work.deadline.left()
     if left is not None and left <= 0:
         return work.answer(False, None, "none", "time_limit")
     work.rounds += 1
@@ -372,7 +373,7 @@ def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, pro
     if result.solved:
         # the search's answer comes first if it found one within the branches the solving move is worth
         bound = beside.branches_within(result.chain_moves)
-        search = beside.finish(past=bound, deadline=_deadline(work, time_limit))
+        search = beside.finish(past=bound, deadline=work.deadline)
         work.add_search(search)
         if search.solutions and search.nodes <= bound:
             return _decided(puzzle, work, search)
@@ -380,7 +381,7 @@ def _side_by_side(puzzle, work, found, *, seed, backend, chains, time_limit, pro
     # unsolved: the search answered (the chains then went past its count), or time ran out, or a stop came, or the
     # chains' trial ended, and then the search goes on alone
     ended = result.stopped not in ("time_limit", "interrupted") and not stop_module.requested()
-    search = beside.finish(until_done=ended, deadline=_deadline(work, time_limit))
+    search = beside.finish(until_done=ended, deadline=work.deadline)
     work.add_search(search)
     decided = _decided(puzzle, work, search)
     if decided is not None:
@@ -396,10 +397,6 @@ def _decided(puzzle, work, search) -> Answer | None:
     if not search.gave_up:
         return work.answer(False, None, "exact", "no_solution")
     return None
-
-
-def _deadline(work, time_limit):
-    return None if time_limit is None else work.start + time_limit
 
 
 class _SearchBeside:
@@ -461,7 +458,8 @@ class _SearchBeside:
             return self.branches_within(self.moves) >= result.nodes
         return True  # a proof of no solution, or a search that stopped
 
-    def finish(self, *, past: int | None = None, until_done: bool = False, deadline: float | None = None):
+    def finish(self, *, past: int | None = None, until_done: bool = False,
+               deadline: stop_module.Deadline = stop_module.Deadline()):
         """Stop the search and return its result, once it has published more than ``past`` branches (or
         answered), or, with ``until_done``, once it has answered; a deadline or a stop request ends the wait.
         Either of those starts a search that has not started yet (the chains' trial ended before they had made
@@ -471,7 +469,7 @@ class _SearchBeside:
             self.start()
         while (waiting and self.thread is not None and self.thread.is_alive()
                and (past is None or self.published[0] <= past)
-               and (deadline is None or time.perf_counter() < deadline) and not stop_module.requested()):
+               and not deadline.passed() and not stop_module.requested()):
             self.thread.join(WAIT_SECONDS)
         self.flag[0] = 1
         if self.thread is not None:
@@ -486,7 +484,7 @@ class _SearchBeside:
 WAIT_SECONDS = 0.0002  # finish() looks at the search's published count this often
 
 
-WARM_UP_RUNS = 3  # timed-path runs per order before the clock (bench/RESULTS.md, "easy cells")
+WARM_UP_RUNS = 3  # timed-path runs per order before the clock (``_warm_up``)
 
 
 def _warm_up(puzzle, backend):
@@ -496,8 +494,9 @@ def _warm_up(puzzle, backend):
     A first call costs several times a later one: numba's dispatch (machine code compiled or loaded from
     numba's cache) and numpy's first calls on the 4x4, then, at the puzzle's size, the code paths, tables and
     Python frames of that size, which the search and the rules of an easy 16x16 or 25x25 take most of its
-    time touching (measured in bench/RESULTS.md, "easy cells"). The peer's clock starts after the same kind
-    of work: its board setup runs the propagation code its ants then run. The stand-in is a valid grid with
+    time touching (bench/large.py --sizes 16,25 --percentages 45,50,60 measures these easy cells). The
+    peer's clock starts after the same kind of work: its board setup runs the propagation code its ants then
+    run. The stand-in is a valid grid with
     three of its digits emptied: the rules cannot fill it, the search fills it in a few dozen branches of its
     first restart (4 to 53 at orders 2 to 8), through the same steps as an easy puzzle. What the warm-up
     costs is in ``setup_seconds``, with the order's constant tables it builds (peers, units: about 2 ms at
@@ -507,7 +506,7 @@ def _warm_up(puzzle, backend):
         return
     for order in (2,) + (puzzle.order,) * WARM_UP_RUNS:
         _rounds(puzzle.stand_in(order), _Work(start=time.perf_counter(), setup=0), seed=0, backend=backend,
-                chains=None, time_limit=None, threads=1, progress=None, anneal=False)
+                chains=None, threads=1, progress=None, anneal=False)
     _warmed.add(kind)
 
 
@@ -521,15 +520,13 @@ class _Work:
 
     start: float
     setup: float  # before the clock, plus every annealing round's setup
+    deadline: stop_module.Deadline = stop_module.Deadline()  # the time limit, from ``start``
     annealer_setup: float = 0.0
     rounds: int = 0
     nodes: int = 0
     restarts: int = 0
     moves: int = 0
     anneal: runner.Result | None = None
-
-    def time_left(self, time_limit):
-        return None if time_limit is None else time_limit - (time.perf_counter() - self.start)
 
     def add_search(self, search):
         self.nodes += search.nodes
@@ -560,7 +557,7 @@ def _checked(puzzle, values):
 def answer(puzzle, *, backend, seed: int, chains=None, time_limit=None, fmt=None, check_unique=False,
            progress=None) -> app.Answer:
     """What ``gpu-sa solve`` runs for method auto: ``solve`` as the command's Answer (its text and JSON record)."""
-    run_start = time.perf_counter()
+    deadline = stop_module.Deadline.after(time_limit)  # --check-unique gets what the solve leaves of it
     found = solve(puzzle, seed=seed, backend=backend, chains=chains, time_limit=time_limit, progress=progress)
     if found.stopped == "contradiction":
         return app.contradiction(puzzle, "auto", seed)
@@ -568,8 +565,7 @@ def answer(puzzle, *, backend, seed: int, chains=None, time_limit=None, fmt=None
     unique = {}
     if check_unique:
         started = time.perf_counter()
-        left = None if time_limit is None else time_limit - (started - run_start)
-        verdict = app.uniqueness(puzzle, seed=seed, time_left=left) if found.solved else None
+        verdict = app.uniqueness(puzzle, seed=seed, time_left=deadline.left(started)) if found.solved else None
         unique = {"unique": verdict, "unique_seconds": round(time.perf_counter() - started, 6)}
     annealed_round = found.anneal
     best = {}
@@ -589,16 +585,18 @@ def answer(puzzle, *, backend, seed: int, chains=None, time_limit=None, fmt=None
                     "complete search")
     if found.moves:
         work.append(f"{app.plural(found.moves, 'annealing move')} per chain on {backend.name}")
-    effort = "; ".join(work + [f"seed {seed}"]) if work else f"the three rules alone; seed {seed}"
+    if not work and found.method == "propagation":
+        work.append("the three rules alone")
+    reached = [] if found.solved or cost is None else [f"the annealer's best cost {cost}"]
+    effort = "; ".join(work + [f"seed {seed}"] + reached)
+    if found.method in app.BY:  # who answered (solved, or proved there is no solution)
+        who = app.BY[found.method]
+    else:  # nobody: what ran
+        who = " and ".join(app.BY[method] for method, ran in (("exact", found.rounds), ("anneal", found.moves))
+                           if ran) or "auto"
+    lines = [app.verdict(puzzle.label, who, found.stopped, found.seconds, effort)]
     if found.solved:
-        by = {"exact": "the complete search", "anneal": "the annealer"}.get(found.method, found.method)
-        lines = [f"{puzzle.label}: solved by {by} in {found.seconds:.2f} s ({effort})"]
         if check_unique:
             lines.append(f"{app.UNIQUE_TEXT[unique['unique']]} ({unique['unique_seconds']:.2f} s)")
         lines.append(puzzle.write(found.solution, puzzle.fmt if fmt == "same" else (fmt or "pretty")))
-    else:
-        why = {"no_solution": "the complete search proved there is no solution"}.get(
-            found.stopped, found.stopped.replace("_", " "))
-        reached = "" if cost is None else f"; the annealer's best cost {cost}"
-        lines = [f"{puzzle.label}: not solved: {why} after {found.seconds:.2f} s ({effort}{reached})"]
     return app.Answer(puzzle.label, found.solved, found.stopped, record, "\n".join(lines), found.anneal)

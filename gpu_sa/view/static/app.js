@@ -188,7 +188,7 @@ function valueSpan(digit) {
   return span;
 }
 
-// Every cell's candidates after ``round`` (gpu_sa.exact.steps.Round.to_dict(), masks in hex), with
+// Every cell's candidates after ``round`` (gpu_sa.puzzles.sudoku.exact.steps.Round.to_dict(), masks in hex), with
 // what the round placed and removed coloured by rule.
 function renderCandidates(round) {
   const {order, side, givens} = state.puzzle;

@@ -169,7 +169,7 @@ def test_tatham_random_seed_ids_are_named():
         codecs.split_tatham_id("7x7#12345", "w")
 
 
-# Issue 16: a few bytes of run-length code for ten billion cells used to allocate ~75 GiB and die
+# A few bytes of run-length code for ten billion cells must not allocate ~75 GiB and die
 # with a MemoryError traceback. The size is checked before anything is allocated.
 @pytest.mark.parametrize("split, text", [
     (lambda where: codecs.split_tatham_id("99999x99999:zzz", where), "99999x99999"),

@@ -8,11 +8,11 @@ list of the annealer is used.
 import numpy as np
 import pytest
 
-from bit_exact import (pytest_generate_tests, reference_results, test_cases_are_not_trivial,  # noqa: F401
-                       test_cpu_equals_numpy, test_cuda_equals_numpy,
-                       test_cpu_reproduces_the_landed_trajectories)
-from chain_cases import GRIDS, anneal_grid, case_puzzle
-from gpu_sa.engine import runner
+from move_suite import (pytest_generate_tests, reference_results, test_cases_are_not_trivial,  # noqa: F401
+                        test_cpu_equals_numpy, test_cuda_equals_numpy,
+                        test_cpu_reproduces_the_landed_trajectories, test_annealer_solves_and_the_validator_agrees,
+                        test_ilp_solution_is_a_state_the_annealer_could_hold)
+from chain_cases import anneal_grid
 
 MOVE = "bridge"
 BACKENDS = ["numpy", "cpu"]
@@ -67,23 +67,3 @@ def test_hashi_energy_and_degrees_are_exact(name, backend):
         # the trap this instance was chosen for: some chains sit on the disconnected zero-mismatch state,
         # and the energy says 1 there, not 0
         assert disconnected_zero > 0
-
-
-@pytest.mark.parametrize("backend, name", [(b, n) for n in sorted(GRIDS) if GRIDS[n][0] == "hashi" for b in BACKENDS
-                                           if b == "cpu" or n != "hashi100"])  # numpy: 35 s on hashi100
-def test_annealer_solves_and_the_validator_agrees(name, backend):
-    puzzle = case_puzzle({"puzzle": name})
-    result = runner.anneal(puzzle, backend=backend, chains=32 if backend == "numpy" else 128, seed=2,
-                           time_limit=60)
-    assert result.solved and result.cost == 0
-    assert puzzle.check(result.solution) == []
-    if name == "hashi6":  # its only connected answer, not the two-piece one with the same degrees
-        assert puzzle.solution(result.solution) == puzzle.answer(puzzle.count_solutions(limit=1).solution)
-
-
-@pytest.mark.parametrize("name", [n for n in sorted(GRIDS) if GRIDS[n][0] == "hashi"])
-def test_ilp_solution_is_a_state_the_annealer_could_hold(name):
-    puzzle = case_puzzle({"puzzle": name})
-    answer = puzzle.count_solutions(limit=1)
-    assert answer.solutions == 1 and puzzle.check(answer.solution) == []
-    assert puzzle.answer(answer.solution) == puzzle.solution(answer.solution)

@@ -170,10 +170,10 @@ def test_unique_generation_gives_exactly_one_solution(islands):
     assert answer.solutions == 1 and sorted(answer.solution) == sorted(bridges)
 
 
+@pytest.mark.slow
 def test_unique_generation_at_the_coelho_density_repairs_the_planted_solution():
-    """Issue 24 item 1: the README's `generate --kind hashi --size 16x16 --islands 100 --unique` drew 1,000
-    instances in 25 s, none unique, and failed. A draw at that density has other solutions; the repaired
-    planted solution is the only one."""
+    """`generate --kind hashi --size 16x16 --islands 100 --unique`: plain draws at that density (1,000 in 25 s)
+    are never unique, so the planted solution is repaired until it is the only one."""
     from gpu_sa.puzzles.hashi.generate import draw
 
     drawn, _ = draw(np.random.default_rng(1), 16, 16, islands=100, exact=True, double_probability=0.5,

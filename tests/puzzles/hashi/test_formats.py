@@ -190,7 +190,7 @@ def test_draw_solution():
     assert draw_solution(grid, [[0, 1, 2, 1, 1], [1, 0, 1, 2, 1]]) == ". 2 .\n2-+-2\n. 2 ."
 
 
-# Issue 16: two neighbouring islands had no cell between them, so their bridge was not drawn at all.
+# Two neighbouring islands have no cell between them: their bridge must still be drawn.
 def test_bridges_between_touching_islands_are_drawn():
     row = np.array([[2, 3, 0, 1]])
     assert draw_solution(row, [[0, 0, 0, 1, 2], [0, 1, 0, 3, 1]]) == "2=3---1"
@@ -232,7 +232,7 @@ def test_draw_solution_rejects_impossible_bridges():
 HAS = "3 4 4\n2 0 0 1\n0 0 0 0\n3 0 0 2\n"  # SMALL in the has format
 
 
-# Issue 16: a has file with one problem is still read as has, and the error names the token.
+# A has file with one problem is still read as has, and the error names the token.
 @pytest.mark.parametrize("text, match", [
     (HAS.replace("2 0 0 1", "2 0 . 1"), r"^p\.txt:2:5: bad number '\.' \(0 = water, 1..8 = island\)$"),
     (HAS.replace("2 0 0 1", "2 0 0.0 1"), r"^p\.txt:2:5: bad number '0\.0' \(0 = water, 1..8 = island\)$"),

@@ -222,7 +222,7 @@ def test_draw_solution_wide_clues_and_broken_states():
         draw_solution(np.array([[1]]), [[0, 0, 0, 1]])
 
 
-# Issue 16: bad input gets one line naming where and what, never a traceback or a guess.
+# Bad input gets one line naming where and what, never a traceback or a guess.
 @pytest.mark.parametrize("text, match", [
     ("\ufeff2 .\n. 2\n", None),  # a byte-order mark: read as if it were not there
     ("2 . # first row\n. 2\n", None),  # a trailing comment

@@ -7,11 +7,11 @@ is used.
 import numpy as np
 import pytest
 
-from bit_exact import (pytest_generate_tests, reference_results, test_cases_are_not_trivial,  # noqa: F401
-                       test_cpu_equals_numpy, test_cuda_equals_numpy,
-                       test_cpu_reproduces_the_landed_trajectories)
-from chain_cases import GRIDS, anneal_grid, case_puzzle
-from gpu_sa.engine import runner
+from move_suite import (pytest_generate_tests, reference_results, test_cases_are_not_trivial,  # noqa: F401
+                        test_cpu_equals_numpy, test_cuda_equals_numpy,
+                        test_cpu_reproduces_the_landed_trajectories, test_annealer_solves_and_the_validator_agrees,
+                        test_ilp_solution_is_a_state_the_annealer_could_hold)
+from chain_cases import anneal_grid
 
 MOVE = "rect"
 BACKENDS = ["numpy", "cpu"]
@@ -41,23 +41,3 @@ def test_shikaku_cost_and_coverage_are_exact(name, backend):
     for config, cost in zip(state.best_config, state.best_cost):
         assert cost == np.maximum(_coverage(clues.shape, puzzle.solution(config)) - 1, 0).sum()
     assert np.all(state.accepted > 0)
-
-
-@pytest.mark.parametrize("backend, name", [(b, n) for n in sorted(GRIDS) if GRIDS[n][0] == "shikaku" for b in BACKENDS
-                                           if b == "cpu" or n != "hashi100"])  # numpy: 35 s on hashi100
-def test_annealer_solves_and_the_validator_agrees(name, backend):
-    puzzle = case_puzzle({"puzzle": name})
-    result = runner.anneal(puzzle, backend=backend, chains=32 if backend == "numpy" else 128, seed=2,
-                           time_limit=60)
-    assert result.solved and result.cost == 0
-    assert puzzle.check(result.solution) == []
-    if name == "hashi6":  # its only connected answer, not the two-piece one with the same degrees
-        assert puzzle.solution(result.solution) == puzzle.answer(puzzle.count_solutions(limit=1).solution)
-
-
-@pytest.mark.parametrize("name", [n for n in sorted(GRIDS) if GRIDS[n][0] == "shikaku"])
-def test_ilp_solution_is_a_state_the_annealer_could_hold(name):
-    puzzle = case_puzzle({"puzzle": name})
-    answer = puzzle.count_solutions(limit=1)
-    assert answer.solutions == 1 and puzzle.check(answer.solution) == []
-    assert puzzle.answer(answer.solution) == puzzle.solution(answer.solution)

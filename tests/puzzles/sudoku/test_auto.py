@@ -30,6 +30,7 @@ def test_the_complete_search_answers_a_hard_puzzle_and_proves_it():
     assert answer.solved and answer.method == "exact" and answer.rounds == 1 and not puzzle.check(answer.solution)
 
 
+@pytest.mark.slow
 def test_the_annealer_answers_when_the_search_budget_is_spent(monkeypatch):
     monkeypatch.setattr(portfolio, "EXACT_NODES", 1)  # the search gives up at once: only the annealer can answer
     monkeypatch.setattr(portfolio, "PROPOSALS_PER_NODE", 400_000)
@@ -79,7 +80,7 @@ def test_the_warm_up_takes_the_easy_path_at_every_order(order):
     puzzle = gpu_sa.parse(EASY)[0].stand_in(order)
     assert (puzzle.givens < 0).sum() == 3 * order * order
     answer = portfolio._rounds(puzzle, portfolio._Work(start=0.0, setup=0.0), seed=0, backend=None, chains=None,
-                               time_limit=None, threads=1, progress=None, anneal=False)
+                               threads=1, progress=None, anneal=False)
     assert answer.solved and answer.method == "exact" and answer.restarts == 1 and 0 < answer.nodes <= 256
     assert not puzzle.check(answer.solution)
 
@@ -110,10 +111,9 @@ def test_each_round_resumes_the_search_where_the_last_one_stopped(monkeypatch):
 
 @pytest.mark.parametrize("order", [2, 3, 4, 5, 6, 7, 8])
 def test_an_empty_grid_is_answered_at_once(order):
-    """Issue 27 (7, 12): a trivial puzzle is trivial for auto. Below LOCAL_SEARCH_ORDER an empty grid is filled by
+    """A trivial puzzle is trivial for auto. Below LOCAL_SEARCH_ORDER an empty grid is filled by
     the complete search's first round, with no backtracking (fewer branches than cells) and no annealing round; from
-    it up, by the local search's chains before the search's first slice is due (as fast as that slice's descent:
-    bench/RESULTS.md, issue 23)."""
+    it up, by the local search's chains before the search's first slice is due (as fast as that slice's descent)."""
     puzzle = gpu_sa.parse(write(np.full(order ** 4, -1), order, "numbers"))[0]
     answer = portfolio.solve(puzzle, seed=1, backend="cpu")
     assert answer.solved and not puzzle.check(answer.solution)
@@ -126,7 +126,7 @@ def test_an_empty_grid_is_answered_at_once(order):
 
 def test_a_large_grid_the_rules_nearly_fill_is_answered_by_one_descent_before_any_chain():
     """From LOCAL_SEARCH_ORDER a root with at most FEW_FREE_CELLS free cells (36x36 at 60 % givens: 8-35) gets slice
-    0, one descent, before the chains are built: they had cost more than the search (bench/RESULTS.md, issue 23)."""
+    0, one descent, before the chains are built: there the chains' set-up costs more than the search."""
     path = ROOT / "bench" / "data" / "sudoku_ls" / "INST_36x36" / "60" / "inst36x36_60_0.txt"
     puzzle = gpu_sa.parse(path.read_text())[0]
     assert 0 < puzzle.propagated.free <= portfolio.FEW_FREE_CELLS
@@ -156,7 +156,7 @@ def test_a_stop_while_the_chains_are_set_up_is_an_interrupted_answer(monkeypatch
     assert answer.stopped == "interrupted" and not answer.solved and answer.solution is None
 
 
-# Issue 23: from LOCAL_SEARCH_ORDER up, one long run of move tabu's chains with the search in slices between.
+# From LOCAL_SEARCH_ORDER up, one long run of move tabu's chains with the search in slices between.
 # The 9x9 cases below lower LOCAL_SEARCH_ORDER to 3 so that the rules are checked in milliseconds.
 
 def test_from_the_local_search_order_the_chains_answer_and_replay(monkeypatch):
@@ -227,7 +227,7 @@ def test_a_36x36_near_the_phase_transition_is_answered_by_the_local_search():
     assert answer.anneal.chains == gpu_sa.engine.backends.CpuBackend().cores()
 
 
-# Issue 23: at 25x25 on two cores or more, the search on a thread of its own beside the chains. Which one answers
+# At 25x25 on two cores or more, the search on a thread of its own beside the chains. Which one answers
 # is decided by counts (N branches against M moves per chain, at MOVES_PER_NODE), never by which thread is ahead.
 
 NEAR_TRANSITION_25 = ROOT / "bench" / "data" / "sudoku_ls" / "INST_25x25" / "40"

@@ -105,9 +105,8 @@ def test_bad_input_gets_one_line_error(text, message):
     assert "\n" not in str(caught.value)
 
 
-# Issue 16: a file in one format with one problem used to fall back to the line format and get
-# "wrong length N". Each is now read in the format it evidently uses, and the error names the line,
-# the column and the token in that format's terms.
+# A file in one format with one problem is read in the format it evidently uses (not as the line format, which
+# would say "wrong length N"), and the error names the line, the column and the token in that format's terms.
 NUMBERS_9 = write(parse(EASY)[0].givens, 3, "numbers")  # "0 0 2 3 7 0 9 0 0 ...": 0 = empty
 NUMBERS_16 = (DATA / "sudoku16_45pct.txt").read_text()
 
@@ -178,7 +177,7 @@ def test_spaced_digits_stay_the_numbers_format_and_spaced_symbols_the_grid_forma
     np.testing.assert_array_equal(parse(boxes)[0].givens, parse(EASY)[0].givens)
 
 
-# Issue 13, item 6: the files of Lloyd & Amos's ant-colony solver.
+# The files of Lloyd & Amos's ant-colony solver.
 @pytest.mark.parametrize("name, order", [("acs_inst9x9_45_0.txt", 3), ("acs_inst16x16_45_0.txt", 4)])
 def test_acs_files_are_read_by_auto_and_written_back_line_for_line(name, order):
     raw = (DATA / name).read_bytes().decode()  # as the repository ships it: tabs, CRLF

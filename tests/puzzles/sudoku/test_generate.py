@@ -49,6 +49,7 @@ def test_annealed_grids_are_the_same_on_every_backend(method):
     assert [g.tobytes() for g in runs[0]] == [g.tobytes() for g in runs[1]]
 
 
+@pytest.mark.slow
 def test_annealed_grids_on_the_cuda_simulator_match_numpy():
     done = run_cli("generate", "--count", "4", "--order", "2", "--seed", "5", "--backend", "cuda", "--chains", "4",
                    env=cuda_env(), timeout=600)
@@ -99,6 +100,7 @@ def test_minimised_puzzles_have_exactly_one_solution_the_input_grid(method):
         np.testing.assert_array_equal(result.puzzle[result.puzzle >= 0], grid[result.puzzle >= 0])
 
 
+@pytest.mark.slow
 def test_the_9x9_uniqueness_check_on_bitboards_answers_as_the_cell_mask_search():
     """``empty._unique_without`` counts a 9x9 on the bitboards with box-line; the cell-mask search of the other
     orders must answer every question the same (unique or not), on 17 to 55 givens of random grids (55: so that unique
@@ -139,6 +141,7 @@ def test_minimise_is_deterministic_and_order_2_works():
     assert [r.puzzle.tobytes() for r in a] == [r.puzzle.tobytes() for r in b]
 
 
+@pytest.mark.slow
 def test_generate_minimize_puzzle_commands(tmp_path):
     done = run_cli("generate", "--count", "5", "--seed", "3", "--method", "backtrack")
     assert done.returncode == 0 and len(done.stdout.split()) == 5
@@ -299,6 +302,7 @@ def test_a_stop_request_ends_minimisation_within_a_second_and_keeps_what_was_don
     ("backtrack", {}),
     ("anneal", dict(backend="cpu", chains=16)),
 ], ids=["backtrack", "anneal"])
+@pytest.mark.slow
 def test_a_stop_request_ends_grid_generation_within_a_second_with_the_grids_made(stop_flag, method, options):
     generate.grids(2, method=method, seed=1, **options)  # compiled before the clock starts
     when = _stop_soon(1.0)
@@ -346,7 +350,7 @@ def test_a_stop_that_lands_while_an_annealing_round_is_set_up_ends_generation_cl
     assert len(rounds) == 2 and 0 < len(made) <= 16 and all(_valid(g, 3) for g in made)
 
 
-# Issue 24 items 3 and 4, issue 27 item 9: counts, defaults, progress and Ctrl-C of `generate`.
+# Counts, defaults, progress and Ctrl-C of `generate`.
 
 @pytest.mark.parametrize("args,message", [
     (["generate", "--order", "2", "--count", "289"], "--count 289: only 288 distinct 4x4 grids exist"),

@@ -14,9 +14,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from bit_exact import (pytest_generate_tests, reference_results, test_cases_are_not_trivial,  # noqa: F401
-                       test_cpu_equals_numpy, test_cuda_equals_numpy,
-                       test_cpu_reproduces_the_landed_trajectories, test_whole_runs_report_what_they_did)
+from move_suite import (pytest_generate_tests, reference_results, test_cases_are_not_trivial,  # noqa: F401
+                        test_cpu_equals_numpy, test_cuda_equals_numpy,
+                        test_cpu_reproduces_the_landed_trajectories, test_whole_runs_report_what_they_did)
 from chain_cases import STATE_FIELDS, backend_named, batch_chains, chunk_of
 from gpu_sa.engine import schedule
 from gpu_sa.puzzles import sudoku

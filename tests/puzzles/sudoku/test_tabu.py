@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import gpu_sa
-from bit_exact import (pytest_generate_tests, reference_results, test_cases_are_not_trivial,  # noqa: F401
-                       test_cpu_equals_numpy, test_cuda_equals_numpy)
+from move_suite import (pytest_generate_tests, reference_results, test_cases_are_not_trivial,  # noqa: F401
+                        test_cpu_equals_numpy, test_cuda_equals_numpy)
 from chain_cases import CASES, backend_named, chunk_of, start_case
 from conftest import DATA, ROOT
 from gpu_sa.puzzles.sudoku.moves import tabu
@@ -114,6 +114,7 @@ def walk_case(case):
         yield move, before, state
 
 
+@pytest.mark.slow
 def test_segment_cases_take_every_path():
     returns = longer = after_overflow = 0
     for case in SEGMENT_CASES.values():

@@ -20,11 +20,10 @@ its bits of that board are a single bit. A state is ``WORDS`` words:
 The rules and their fixpoint are those of ``propagation._fixpoint`` (naked and hidden singles, naked pairs), and
 the branching that of ``search_core`` without features or seed: the lowest free cell with the fewest candidates,
 its digits in increasing order. The fixpoint of the three rules does not depend on the order they are applied in,
-so every node is the same, and so are the counts, the first solution and the branches tried (comparing the two is
-how a contradiction that ``_uniqueness`` used to miss was found: bench/RESULTS.md, eighteenth session):
-tests/puzzles/sudoku/exact/test_bitboard.py compares them on every puzzle it has, and bench/exact.py on whole sets. Used for
-order 3 by ``count_many`` and the deterministic ``count_solutions``; bench/RESULTS.md, eighteenth session, has
-the speed.
+so every node is the same, and so are the counts, the first solution and the branches tried (a contradiction that
+one of the two misses shows as a difference): tests/puzzles/sudoku/exact/test_bitboard.py compares them on
+every puzzle it has, and bench/exact.py on whole sets. Used for order 3 by ``count_many`` and the deterministic
+``count_solutions``; bench/exact.py measures the speed.
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from ....engine import rng
+from ....engine import rng, stop
 from .backtracking import ExactResult
 from .board import _digits, tables
 from .clauses import CLAUSES, COMPLETE, NODE_LIMIT, STOPPED, cdcl, noise
@@ -98,7 +98,7 @@ def learned_search(cand, order, limit, max_nodes, seed, time_limit, flag, featur
             answer.extend(cdcl(cand, units, limit, max_nodes, halt, noise(cand.shape[0] * units.shape[1], key0, key1),
                                masks, features, np.zeros(2, np.int64) if published is None else published))
 
-    stopped, timed_out = watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit)
+    stopped, timed_out = watched(work, flag=flag, deadline=stop.Deadline.after(time_limit, start=start))
     found, decisions, conflicts, restarts, outcome = answer[:5] if answer else (0, 0, 0, 0, STOPPED)
     return ExactResult(solutions=int(found), solution=_digits(masks) if found else None, nodes=int(decisions),
                        seconds=time.perf_counter() - start, gave_up=outcome != COMPLETE,

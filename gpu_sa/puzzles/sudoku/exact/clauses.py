@@ -12,7 +12,7 @@ clauses, the short ones are vivified (``vivify``: tried again, and shortened whe
 rest is CaDiCaL's stable mode (Biere & Fleury 2020), the mode its ``--sat`` setting keeps: decisions take the
 target phases (each variable's value in the longest conflict-free trail so far) and restarts come after Luby(i) x
 1,024 conflicts, keeping everything learned. Together they cut the conflicts of the 36x36 instances at 45 % about
-twentyfold and solve the 49x49 at 40 % in seconds (bench/RESULTS.md, issue 25); each can be taken out for the
+twentyfold and solve the 49x49 at 40 % in seconds (bench/large.py --methods exact); each can be taken out for the
 ablation (``SHORT_RESTARTS``, ``SAVED_PHASES``, ``NO_REASON_BUMPS``, ``LOCAL_MINIMIZATION``, ``NO_VIVIFY``); order 5
 takes three of them out (``counting.DEFAULT_FEATURES``).
 
@@ -56,7 +56,7 @@ ACTIVITY_LIMIT = 1e100
 # The search's helpers (those below marked ``@_helper``) read and write the search's arrays and allocate none, so
 # they are compiled without numba's reference counting: with it, every call increments and decrements a counter per
 # array passed (an atomic operation each), and those took a third of the search's time at 49x49. Inlining them
-# (``inline="always"``) keeps the counting in the caller. bench/RESULTS.md, twelfth session.
+# (``inline="always"``) keeps the counting in the caller.
 _helper = njit(cache=True, nogil=True, _nrt=False)
 
 

@@ -24,18 +24,18 @@ from .restarts import DEFAULT_BASE_NODES, Learned, _restarted, _watched, availab
 
 ALL_FEATURES = (BOX_LINE | ALLDIFF | PROBE | WDEG | PHASE | DUAL | CLAUSES | SHORT_RESTARTS | SAVED_PHASES
                 | NO_REASON_BUMPS | LOCAL_MINIMIZATION | NO_VIVIFY)
-# The seeded search's features per order, measured (bench/RESULTS.md, "the complete search learns"); an order
-# not listed gets DEFAULT_LARGE.
+# The seeded search's features per order, measured (bench/ablation.py, bench/large.py); an order not listed gets
+# DEFAULT_LARGE.
 # At 25x25 the CDCL keeps MiniSat's phase saving, Luby x 100 restarts and local minimization (only the reasons'
 # bumps added): its searches last a few hundred conflicts, and there the stable mode's heuristics cost more per
-# conflict than they save (bench/RESULTS.md, issue 25's ablation); from 36x36 on they make the search.
+# conflict than they save (bench/ablation.py); from 36x36 on they make the search.
 DEFAULT_FEATURES = {2: 0, 3: 0, 4: 0, 5: CLAUSES | SHORT_RESTARTS | SAVED_PHASES | LOCAL_MINIMIZATION}
 DEFAULT_LARGE = CLAUSES
 # The CDCL search runs only where the direct CNF of its root (``cnf_literals``) is below this many literals; above
 # it, on the nearly empty 49x49 and 64x64 grids that the first descent did not fill, the restarts go on instead.
 # It was set when the CDCL stored that CNF (an empty 64x64's: 67 million literals, half a gigabyte); the grid's
 # constraints are now implicit (``implicit``), but the CDCL has not been shown to do better there: on an empty
-# 64x64 it made 20,000 decisions in 33 s without a solution (bench/RESULTS.md, thirteenth session).
+# 64x64 it makes 20,000 decisions in 33 s without a solution.
 CNF_LITERALS_LIMIT = 8_000_000
 
 
@@ -44,9 +44,9 @@ def default_features(order: int) -> int:
 
 
 # clause learning's searches racing (``clause_search.race``): a constant, not the cores, so that the answer is the same
-# on every machine; one, so that ``auto``'s chains keep the other cores (bench/RESULTS.md, ninth session)
+# on every machine; one, so that ``auto``'s chains keep the other cores
 DEFAULT_SEARCHES = 1
-MAX_SEARCHES = 64  # each holds its own clauses (at 49x49 about 2 MB more a second of search: README, "Limits")
+MAX_SEARCHES = 64  # each holds its own clauses (at 49x49 about 2 MB more a second of search: docs/cli.md, "Limits")
 
 
 # The seeded search's four compiled parts, each called once on a blank 4x4 grid (``_loaded``: "search_core" the
@@ -54,8 +54,8 @@ MAX_SEARCHES = 64  # each holds its own clauses (at 49x49 about 2 MB more a seco
 # in another order, with the same argument types).
 def _compile_the_rules():
     """The root's rules (``propagate``, ``initial_candidates``), which the CDCL's root comes from: compiled inside
-    the timed search they took about 10 s of a cold first run, uncounted by its time limit (bench/RESULTS.md,
-    thirty-second session). Both kinds of givens: numba compiles a read-only array (a parsed puzzle's) apart."""
+    the timed search they would take about 10 s of a cold first run (2 cores), uncounted by its time limit. Both
+    kinds of givens: numba compiles a read-only array (a parsed puzzle's) apart."""
     for writeable in (True, False):
         blank = np.full(16, -1, dtype=np.int16)
         blank.flags.writeable = writeable
@@ -117,7 +117,8 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     """Solutions of the puzzle (0-based givens, -1 empty), counted up to ``limit``.
 
     ``seed=None``: the seed's deterministic search; with ``box_line``, pointing and box-line reduction join its
-    three rules at every node (the same count, fewer branches: about half on hard 9x9s, README "Exact search").
+    three rules at every node (the same count, fewer branches: about half on hard 9x9s; docs/algorithms.md, "The
+    complete search").
     ``seed=S``: the seeded search with restarts
     (Luby budgets x ``base_nodes``) on ``threads`` cores (default, and at most: all this process may use);
     its answer and node counts depend on the seed only, not on ``threads`` or timing.
@@ -132,7 +133,7 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     then count this call's restarts only, and ``learned`` (a previous call's) is what it had learned by then.
     ``features`` (seeded search): the propagation and learning the search uses, a sum of
     ``consistency.BOX_LINE``, ``ALLDIFF``, ``PROBE`` and ``learning.WDEG``; default ``default_features(order)``
-    (measured per order, bench/RESULTS.md). Every one keeps the count exact.
+    (measured per order: bench/ablation.py). Every one keeps the count exact.
     ``published`` (int64[2], the clause-learning search only): ``published[0]`` is a lower bound of the branches
     made so far (this call's, ``nodes``), written every 64 while it runs, for a thread beside it (``auto``'s chains
     beside the search, ``gpu_sa.puzzles.sudoku.auto``); ``published[1]`` is the search's own (its branches before the CDCL).
@@ -173,7 +174,7 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     if features & ~ALL_FEATURES:
         raise ValueError(f"features must be a sum of FEATURES' values, got {features}")
     # only what these features run is compiled before the clock: a seeded 9x9 (features 0) does not wait for the
-    # CDCL (about 35 s of a cold first run on 2 cores) nor the stronger root (bench/RESULTS.md, thirty-second session)
+    # CDCL (about 35 s of a cold first run on 2 cores) nor the stronger root
     _loaded("search_core")
     if features:
         _loaded("stronger_root")
@@ -194,6 +195,7 @@ def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit,
     with ``first_restart`` >= 1 (``resume_at`` of a call that gave up) skips the descent; the CDCL search starts
     again from its root."""
     start = time.perf_counter()
+    deadline = stop.Deadline.after(time_limit, start=start)  # the limit covers all of this call
     nodes = 0
     if first_restart == 0:
         dive = int(np.count_nonzero(givens < 0)) + base_nodes
@@ -208,8 +210,7 @@ def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit,
         propagated = propagate(givens, order)  # 9.8 million literals from the givens alone, 1.1 million there)
         cand = (initial_candidates(givens, order) if propagated.contradiction else
                 np.ascontiguousarray(propagated.candidates, dtype=np.uint64))
-    # what is left of the time limit, measured after the root (the limit covers all of this call)
-    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    left = deadline.left()  # what is left of it after the root
     if left is not None and left <= 0:
         return ExactResult(solutions=0, solution=None, nodes=nodes, seconds=time.perf_counter() - start, gave_up=True,
                            timed_out=True, restarts=1, seed=seed, resume_at=1)
@@ -257,7 +258,7 @@ def _deterministic(givens, order, limit, max_nodes, time_limit, flag, root, box_
                                   initial_weights(order), masks.copy(), masks.copy()))
 
     start = time.perf_counter()
-    _, timed_out = _watched(work, flag=flag, deadline=None if time_limit is None else start + time_limit)
+    _, timed_out = _watched(work, flag=flag, deadline=stop.Deadline.after(time_limit, start=start))
     seconds = time.perf_counter() - start
     found, nodes, outcome = answer
     return ExactResult(solutions=int(found), solution=_digits(masks) if found else None, nodes=int(nodes),
@@ -302,7 +303,7 @@ def count_many(givens, order: int, *, limit: int = 2, max_nodes: int = DEFAULT_M
             search_batch(givens, peers, units, cell_units, full, int(limit), int(max_nodes), halt, counts, solutions,
                          nodes, outcome, BOX_LINE if box_line else 0)
     start = time.perf_counter()
-    _watched(work, flag=flag, deadline=None)
+    _watched(work, flag=flag, deadline=stop.Deadline())
     seconds = (time.perf_counter() - start) / max(count, 1)
     return _batch_results(counts, solutions, nodes, outcome, seconds)
 
@@ -314,7 +315,7 @@ _RESULT_DEFAULTS = {field.name: field.default for field in dataclasses.fields(Ex
 def _batch_results(counts, solutions, nodes, outcome, seconds) -> list[ExactResult]:
     """``count_many``'s results, each built as ``pickle`` and ``copy`` build an object: its ``__dict__`` filled
     at once. A frozen dataclass's ``__init__`` sets its twelve fields one by one through ``object.__setattr__``,
-    3-4 us a result, which was a tenth of ``count_many``'s time on top1465 (bench/RESULTS.md, nineteenth session).
+    3-4 us a result, which would be a tenth of ``count_many``'s time on top1465 (bench/exact.py).
     The objects are the same: equal to ``ExactResult(...)``'s, frozen, every field set (tests/puzzles/sudoku/exact/test_search.py)."""
     make = object.__new__
     results = []

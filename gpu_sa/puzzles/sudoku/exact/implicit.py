@@ -29,7 +29,7 @@ with V the variables and C the cells. A conflict is named the same way (a pair w
 carries the second one beside the code).
 
 Memory is a few arrays of one entry per variable, cell or unit and digit, not the CNF: at 49x49 at 50 % givens a
-process running the search held 17-27 MB less than with the CNF (bench/RESULTS.md, thirteenth session).
+process running the search holds 17-27 MB less than with the CNF.
 """
 from __future__ import annotations
 

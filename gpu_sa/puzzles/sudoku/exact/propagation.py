@@ -47,7 +47,7 @@ def _remove(cand, cell, mask, cell_units, dirty):
     has taken its digits from the rest of the unit for good (candidates only shrink), so a pair that can
     apply now has a cell that came down to two digits since parity last looked at the unit. Marking every
     change for parity too ran it over nearly every unit after each branch (a few per cent of the 9x9
-    search's time: bench/RESULTS.md, sixteenth session). Returns what is left in the cell."""
+    search's time: bench/exact.py --propagate). Returns what is left in the cell."""
     left = cand[cell] & ~mask
     cand[cell] = left
     # the digits but the lowest: one digit when the cell has two

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ....engine import rng
+from ....engine import rng, stop
 from .backtracking import CANCELLED, COMPLETE, NEVER, NODE_LIMIT, STOPPED, ExactResult, search_core
 from .board import ZERO, _digits, initial_candidates, tables
 from .consistency import strengthened
@@ -33,8 +33,8 @@ DEFAULT_BASE_NODES = 256  # restart budgets: Luby(i) x this (bench/exact.py --la
 FIRST_RESTART_HERE_NODES = DEFAULT_BASE_NODES
 # A restart of fewer branches than this starts only while no other restart runs: beside one another, short
 # restarts that learn (WDEG, PHASE) spent their time waiting for the restart they learn from and for the GIL
-# (1,023 restarts of a hard 9x9 at a Luby base of 2: 0.43 s on two threads against 0.035 s on one; bench/RESULTS.md,
-# thirty-seventh session). Which thread runs a restart never changes its answer.
+# (1,023 restarts of a hard 9x9 at a Luby base of 2: 0.43 s on two threads against 0.035 s on one). Which thread
+# runs a restart never changes its answer.
 PARALLEL_NODES = DEFAULT_BASE_NODES
 
 
@@ -74,7 +74,7 @@ def _watched(work, *, flag, deadline, workers: int = 1) -> tuple[bool, bool]:
     signal handler (the one that sets ``gpu_sa.engine.stop.FLAG``) only between bytecodes of the
     main thread, so that thread must stay free for a Ctrl-C to be heard.
     """
-    if workers == 1 and deadline is None and threading.current_thread() is not threading.main_thread():
+    if workers == 1 and deadline.at is None and threading.current_thread() is not threading.main_thread():
         work(flag)
         return bool(flag[0]), False
     halt = np.array([flag[0]], dtype=np.uint8)
@@ -95,7 +95,7 @@ def _watched(work, *, flag, deadline, workers: int = 1) -> tuple[bool, bool]:
         while wait(running, timeout=0.02).not_done:
             if flag[0]:
                 halt[0] = 1
-            if deadline is not None and not timed_out and time.perf_counter() >= deadline:
+            if not timed_out and deadline.passed():
                 timed_out = True
                 halt[0] = 1
     finally:  # an exception here (a second Ctrl-C) stops the workers before it goes on
@@ -146,7 +146,7 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
     cand = initial_candidates(givens, order) if root is None else root
     key0, key1 = rng.split_seed(seed)
     start = time.perf_counter()
-    deadline = None if time_limit is None else start + time_limit
+    deadline = stop.Deadline.after(time_limit, start=start)
     stopped = timed_out = False
     if features:
         cand = cand.copy()
@@ -169,8 +169,7 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
 
     # What restarts first_restart - 1 .. end - 1 taught, summed in that order: restarts are claimed in increasing
     # order, so each claim only adds the restarts after the last one's (summing from the start for every restart
-    # made a run of k restarts cost k^2 / 2 overlays: 4.7 s of 4.8 s over 1,023 restarts of a hard 9x9,
-    # bench/RESULTS.md, thirty-sixth session).
+    # made a run of k restarts cost k^2 / 2 overlays: 4.7 s of 4.8 s over 1,023 restarts of a hard 9x9).
     taught = {"end": first_restart - 1, "weights": base.copy(), "phases": base_phases}
 
     def learned_by(index):
@@ -215,7 +214,7 @@ def _restarted(givens, order, limit, max_nodes, seed, threads, time_limit, base_
             if budget >= PARALLEL_NODES:
                 # the next restart may start beside this one. Only here, when a restart completes or raises and
                 # when a thread runs out of work, are the waiting threads woken: woken at every short restart's end,
-                # they cost the one that runs the restarts more than they saved (bench/RESULTS.md)
+                # they cost the one that runs the restarts more than they saved
                 lock.notify_all()
             return (index, budget) + (state if learns else (NO_WEIGHTS, NO_PHASES))
 

@@ -15,9 +15,9 @@ most; CaDiCaL and Kissat do it as part of their inprocessing. Here (``clauses.cd
 of the learned clauses the search goes back to level 0 (as for a restart, not counted as one) and tries the
 clauses with at most ``MAX_LBD`` levels that were never tried, fewest levels first and the newest first among
 equals, until it has spent 1/``SHARE`` of the ticks the search spent since the last round. The budget is in
-ticks, not seconds, so the search stays a function of the seed. Measured in bench/RESULTS.md (twentieth
-session): 7 of the ten 49x49 at 45 % solved in 30 s against 5 without (seed 2: 6 against 5), all ten in 60 s; a
-larger share (1/3, LBD <= 8) solved 4.
+ticks, not seconds, so the search stays a function of the seed. With it, on 2 cores, 7 of the ten 49x49 at 45 %
+are solved in 30 s against 5 without (seed 2: 6 against 5), all ten in 60 s; a larger share (1/3, LBD <= 8)
+solves 4 (bench/large.py --sizes 49 --percentages 45 --methods exact).
 
 The state between steps is ``state`` (int64[FIELDS]):
 

@@ -7,6 +7,7 @@ between items and what was made stays made.
 from __future__ import annotations
 
 import itertools
+import math
 
 from ....apps.generate import Made, check_format
 from ....engine import stop
@@ -15,11 +16,15 @@ from ..formats import write as write_grid
 from . import (DEFAULT_BRUTE_NODES, DEFAULT_ITERATIONS, DEFAULT_METHOD, check_count, grid_stream, minimize,
                minimize_stream)
 
+DEFAULT_ORDER = 3  # 9x9 grids when neither --order nor --size is given
 
-def grids(kind, *, count: int, seed: int, fmt: str | None = None, order: int = 3,
+
+def grids(kind, *, count: int, seed: int, fmt: str | None = None, order: int | None = None, size: int | None = None,
           grid_method: str = DEFAULT_METHOD, backend: str = "auto", chains: int | None = None):
     """Full valid grids (seed 003), each given a random symmetry; streamed as they are made. A count larger
-    than the number of grids that exist is refused before any work."""
+    than the number of grids that exist is refused before any work. The grid: ``order`` (the box side) or
+    ``size`` (the grid's side), 9x9 without either."""
+    order = _order(order, size)
     _check_count(count, order)
     fmt = _grid_format(kind, fmt, order)
     stream = grid_stream(order=order, method=grid_method, seed=seed, backend=backend, chains=chains)
@@ -31,6 +36,18 @@ def _grids(stream, order, fmt, seed, grid_method):
     for index, grid in enumerate(stream):
         text = write_grid(grid, order, fmt)
         yield Made(_grid_text(text, fmt), {"index": index, "grid": text, "seed": seed, "method": grid_method})
+
+
+def _order(order: int | None, size: int | None) -> int:
+    """The box side from --order and --size (the grid's side, its square), which must agree when both are given."""
+    if size is None:
+        return DEFAULT_ORDER if order is None else order
+    by_size = math.isqrt(size)
+    if order is not None and order != by_size:
+        raise UsageError(f"--size {size}x{size} and --order {order} disagree: --order {order} makes "
+                         f"{order * order}x{order * order} grids, --size {size}x{size} is --order {by_size}; "
+                         "give one of the two")
+    return by_size
 
 
 def _check_count(count: int, order: int, reason: str = "") -> None:
@@ -73,12 +90,13 @@ def _minimized(grids, results, seed, minimize_method):
         yield Made(head + "\n" + _grid_text(text, grid.fmt), record)
 
 
-def puzzles(kind, *, count: int, seed: int, fmt: str | None = None, order: int = 3,
+def puzzles(kind, *, count: int, seed: int, fmt: str | None = None, order: int | None = None, size: int | None = None,
                    grid_method: str = DEFAULT_METHOD, backend: str = "auto",
                    chains: int | None = None,
                    minimize_method: str = "anneal", iterations: int = DEFAULT_ITERATIONS,
                    t0: float = 1.0, t_end: float = 0.15, givens_max: int | None = None, max_grids: int | None = None):
-    """Grids made and minimised until ``count`` puzzles have at most ``givens_max`` givens."""
+    """Grids made and minimised until ``count`` puzzles have at most ``givens_max`` givens (the grid: as ``grids``)."""
+    order = _order(order, size)
     check_cooling(t0, t_end)
     _check_count(count, order, " (each puzzle comes from a grid of its own)")
     return _puzzles(_grid_format(kind, fmt, order), count, seed, order, grid_method, backend, chains, minimize_method,

@@ -44,8 +44,8 @@ _philox = rng.philox
 @njit(nogil=True, cache=True)
 def _unique_without(solution, given, skip, peers, units, cell_units, full, max_nodes, cand, masks):
     """True when the givens (``given`` mask, minus cell ``skip``) have exactly one completion. A 9x9 is counted on
-    the bitboards with box-line (``exact.bitboard``: the same count in about a third of the time, bench/RESULTS.md,
-    twenty-second session; within CHECK_MAX_NODES either search ends every 9x9 check); other orders as before."""
+    the bitboards with box-line (``exact.bitboard``: the same count in about a third of the time; within
+    CHECK_MAX_NODES either search ends every 9x9 check); other orders on the general search."""
     for cell in range(solution.shape[0]):
         if given[cell] and cell != skip:
             cand[cell] = ONE << np.uint64(solution[cell])
@@ -141,8 +141,7 @@ class Minimized:
     checks: int | None = None  # exact-solver questions "another solution?"
 
 
-DEFAULT_ITERATIONS = 100_000  # bench/generate.py: median 21 givens over 100 grids, 0.28 s each on 2 cores (0.11-0.12
-# s since the checks run on bitboards: bench/RESULTS.md, twenty-second session)
+DEFAULT_ITERATIONS = 100_000  # bench/generate.py: median 21 givens over 100 grids, 0.11-0.12 s each on 2 cores
 CHECK_MAX_NODES = 200_000  # one uniqueness check gives up after this many solver branches (it then counts as "no")
 DEFAULT_BRUTE_NODES = 1_000_000
 # What each method runs before its own search: brute starts from the smaller of two heuristics' puzzles

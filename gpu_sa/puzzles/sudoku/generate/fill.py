@@ -11,7 +11,7 @@ band and stack permutations, row and column permutations inside them, transposit
 the output does not carry the method's bias towards particular grids; duplicates are dropped.
 
 The default method is ``backtrack``: on the CPU it made grids faster than ``anneal`` at every
-order (bench/generate.py, bench/RESULTS.md), and from order 6 up the annealer's chains from an
+order (bench/generate.py --orders), and from order 6 up the annealer's chains from an
 empty grid hardly ever reach cost 0 (``generate --order 7`` made no grid in 150 s).
 
 How many grids exist (``GRIDS_OF_ORDER``): 288 of order 2 and 6,670,903,752,021,072,936,960 of order 3
@@ -178,9 +178,9 @@ def attempt_budget(cells: int, attempt: int) -> int:
     """Branches allowed to backtracking attempt ``attempt`` on an empty grid of ``cells`` cells: Luby(attempt + 1)
     x ATTEMPT_BRANCHES_PER_CELL x cells, at most ATTEMPT_MAX_BRANCHES. Most attempts fill the grid in 0.6 to
     0.9 branches a cell at every order; from 25x25 up a few wander hundreds of times longer (a heavy tail: up
-    to 10 s each at 49x49 and 64x64 under the old fixed budget of a million). Budgets that grow as Luby's
+    to 10 s each at 49x49 and 64x64 with a fixed budget of a million). Budgets that grow as Luby's
     restarts from a small start cut those short, and still let an order that needs more branches have them
-    in time (bench/RESULTS.md, thirty-first session)."""
+    in time (bench/generate.py --orders)."""
     return min(exact.luby(attempt + 1) * ATTEMPT_BRANCHES_PER_CELL * cells, ATTEMPT_MAX_BRANCHES)
 
 

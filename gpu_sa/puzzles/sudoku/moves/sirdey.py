@@ -66,7 +66,7 @@ def candidate_table(masks: np.ndarray, side: int) -> np.ndarray:
 def add_count(counts, unit_offsets, cell, digit, amount):
     """``counts``: one chain's row (a view), read and written through ``item``/``set_item``. An accepted
     move calls it twice (old digit out, new digit in): one pass over the units doing both was measured 5 %
-    slower on the CPU and 4 registers more on the GPU (bench/RESULTS.md)."""
+    slower on the CPU and 4 registers more on the GPU (bench/throughput.py, bench/sass.py)."""
     for unit in range(5):
         slot = np.uint32(unit_offsets[cell, unit] + digit)
         set_item(counts, slot, int(item(counts, slot)) + amount)

@@ -36,7 +36,7 @@ edges are legal swaps is often disconnected once propagation leaves a box few fr
 candidates each (cells A {1,2}, B {2,3}, C {3,1}: fills 123 and 231 differ by a 3-cycle and no legal
 swap joins them; legal 3-cycles do not join every box either), so a chain whose initial fill lies in
 another component than the solution's can never reach it: on 25x25 at 50 % givens, 0 to 2 of 256
-chains could (bench/swap_graph.py; bench/RESULTS.md, 2026-11-24). The plain proposals join every
+chains could (bench/swap_graph.py). The plain proposals join every
 permutation of a box; a plain share of 1/8 solved as many as 1/2, 1/4, 1/16 or all-plain and in the
 fewest moves. The cost is unchanged: a cell outside its candidates is not penalised for it, it only
 conflicts with what propagation ruled out, and a solution holds candidates everywhere.
@@ -255,7 +255,7 @@ def start_chain(row, chain, puzzle, key0, key1, tables, state):
 @device
 def has_digit(mask, digit):
     """Bit ``digit`` of a uint64 candidate mask, tested on the 32-bit word that holds it: a 64-bit shift kept
-    two more registers live in swap's partner loops, 42 at their peak, so ptxas used 48 (bench/RESULTS.md)."""
+    two more registers live in swap's partner loops, 42 at their peak, so ptxas used 48 (bench/sass.py)."""
     digit = np.uint32(digit)
     word = np.uint32(mask >> np.uint64(32)) if digit >= np.uint32(32) else np.uint32(mask & np.uint64(0xFFFFFFFF))
     return (word >> (digit & np.uint32(31))) & np.uint32(1) != 0

@@ -36,14 +36,14 @@ segment has L moves again if the snapshot changed during this one (a new best, o
 the best cost), else ``segment_growth`` x L more than this one (Sudoku-LS:
 restarts from its elite pool, 100,000 iterations, +4 x 100,000 when a search found nothing new). Measured
 on Sudoku-LS itself (64x64 at 40 %, 10 instances): without these returns it needed 7-33 million
-iterations, with them 0.5-4 million; its constraint weights did not matter there (bench/RESULTS.md).
+iterations, with them 0.5-4 million; its constraint weights did not matter there.
 Segments count only the moves made while the chain's best cost is at most ``segment_cost`` (8): far from a
 solution the best grid is no place to return to. At 64x64 with 60 % givens a chain's cost stays at 40-70 for
 tens of millions of moves and then falls to 0 at once; returns to its best there kept one chain of 30,000-move
-segments from solving any of five instances in 40 s, counted from cost 8 down it solved four (bench/RESULTS.md).
+segments from solving any of five instances in 40 s, counted from cost 8 down it solved four (bench/tabu_sweep.py).
 L is the chain's own: chain c's is ``segment_moves[c mod R]``, a portfolio of lengths across chains, since the
 best length depends on the instance (64x64 at 40 % wants 10,000-30,000 moves, 49x49 at 50 % 300,000: one chain
-each, bench/RESULTS.md). L = 0: no segments.
+each, bench/tabu_sweep.py). L = 0: no segments.
 
 When v leaves digit a: (v, a) is tabu for tenure = uniform(w2, tenure_span) + (tenure_q8 x conflicting
 cells) >> 8 moves (Sudoku-LS: rand() % 10 + 0.6 x conflicting vertices); v's flag goes down and every
@@ -105,13 +105,13 @@ FLAG_MOVES = 100
 # Sudoku-LS's alpha3 (the growth of a segment that found nothing new) and, around its max_iter (100,000), the
 # segment lengths of chains 0, 1, 2, 3, 0, ...: one chain each, 300,000 was the only length that did well in every
 # cell swept (64x64 40 %, 49x49 50 %, 36x36 50 %), 30,000 the best at 64x64 40 %, 1,000,000 at 36x36 50 %
-# (bench/RESULTS.md, "tabu's segments"); a CPU's two default chains take the first two
+# (bench/tabu_sweep.py --segment-moves); a CPU's two default chains take the first two
 SEGMENT_MOVES = (300_000, 30_000, 1_000_000, 100_000)
 SEGMENT_GROWTH = 4
 SEGMENT_COST = 8  # segments count moves only while the chain's best cost is at most this (module docstring)
 MAX_SEGMENT = 1 << 30  # segment lengths stop growing here (uint32 arithmetic)
 # Its default schedule (t0, t_end, plateaus): a constant temperature for the normal mode's Metropolis test, over a
-# trial long enough that restarts are rare (bench/RESULTS.md, "move tabu: sweeps")
+# trial long enough that restarts are rare (T swept by bench/tabu_sweep.py --temperature)
 SCHEDULE = (0.15, 0.15, 1_000_000)
 
 

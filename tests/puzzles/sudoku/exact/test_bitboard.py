@@ -144,6 +144,7 @@ def test_box_line_counts_the_same_with_fewer_branches_at_every_order():
         exact.count_solutions(puzzles[0], 2, seed=1, box_line=True)
 
 
+@pytest.mark.slow
 def test_exact_box_line_on_the_command_line(tmp_path):
     puzzle = tmp_path / "hard.txt"
     first = next(line for line in (DATA / "sudoku_samples.txt").read_text().splitlines() if not line.startswith("#"))

@@ -99,7 +99,7 @@ def test_a_search_resumed_with_what_it_learned_is_the_search_in_one_call():
 
 def test_each_restart_adds_only_the_new_restarts_phases(monkeypatch):
     """What earlier restarts taught is a running sum: k restarts cost about k overlays of saved phases, not the
-    k^2 / 2 of summing from the start for each (a hard 9x9 with 1,023 restarts: 4.7 s then, bench/RESULTS.md)."""
+    k^2 / 2 of summing from the start for each (a hard 9x9 with 1,023 restarts: 4.7 s of overlays that way)."""
     calls = []
 
     def counted(phases, newer):
@@ -113,7 +113,7 @@ def test_each_restart_adds_only_the_new_restarts_phases(monkeypatch):
 
 def test_short_restarts_run_one_at_a_time_with_the_answer_of_one_thread(monkeypatch):
     """Two threads, restarts of a few branches that learn: none below ``PARALLEL_NODES`` starts beside another (beside
-    one another they waited for each other: 12 times slower than one thread, bench/RESULTS.md), and the answer
+    one another they wait for each other: 12 times slower than one thread), and the answer
     is one thread's."""
     lock, running, overlaps = threading.Lock(), [], []
 
@@ -214,7 +214,7 @@ def test_a_time_limit_is_not_cut_by_the_default_node_cap(monkeypatch):
 def test_the_time_limit_covers_the_root_of_the_learning_search(monkeypatch):
     """The CDCL's root (the rules' fixpoint of the givens) is built on the limit's clock. It was built after what was
     left of the limit had been taken, so a cold first run, which compiled the rules there (about 10 s on 2 cores),
-    answered after twice its --time-limit (bench/RESULTS.md, thirty-second session). A root made slow by 0.6 s:
+    answered after twice its --time-limit. A root made slow by 0.6 s:
     the answer still comes within the limit of 1 s (it came after 1.6 s or more)."""
     import time
 
@@ -255,7 +255,7 @@ def test_a_node_cap_is_reported_as_max_nodes_not_time_limit():
 
     answer = app.exact(HARD, method="exact", check_unique=False, options={"max_nodes": 1})
     assert not answer.solved and answer.stopped == "max_nodes" and answer.record["stopped"] == "max_nodes"
-    assert "node limit" in answer.text
+    assert "branch limit" in answer.text
 
 
 def test_threads_beyond_the_cores_are_capped_with_a_note(tmp_path):
@@ -456,6 +456,7 @@ def _root(path, order):
     return puzzle, cand
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", [0, 2, 5])
 def test_racing_searches_answer_as_the_one_that_decides_within_the_fewest_ticks(index):
     """36x36 at 45 % givens: three searches race; the answer (solution, decisions, ticks) is that of the search which,
@@ -518,6 +519,7 @@ def test_racing_searches_keep_counts_and_proofs_exact():
     assert set(counts) == {0, 1, 2} and len(counts) > 10
 
 
+@pytest.mark.slow
 def test_a_race_stops_on_its_time_limit_and_on_a_stop_request():
     import threading
     import time
@@ -618,9 +620,9 @@ def test_a_reduction_moves_the_kept_learned_clauses_over_the_deleted_ones():
 
 def test_the_search_helpers_are_compiled_without_reference_counting():
     """The CDCL calls these per literal or per conflict with its arrays; numba's reference counting (an atomic
-    increment and decrement per array per call) took a third of the search's time at 49x49 (bench/RESULTS.md,
-    twelfth session). Compiled with ``_nrt=False`` they have none; ``inline="always"`` or plain ``njit`` would bring
-    it back. The search itself is unchanged, which the counts and seeds above check."""
+    increment and decrement per array per call) would take a third of the search's time at 49x49. Compiled with
+    ``_nrt=False`` they have none; ``inline="always"`` or plain ``njit`` would bring it back. The search itself is
+    unchanged, which the counts and seeds above check."""
     import numba
 
     from gpu_sa.puzzles.sudoku.exact import clauses, implicit

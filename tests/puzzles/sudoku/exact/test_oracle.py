@@ -123,6 +123,7 @@ def test_the_independent_counter_counts():
     assert independent_count([-1] * 81, 3, 10**9, node_cap=500)[2] is False
 
 
+@pytest.mark.slow
 def test_the_campaign_in_bench_reports_and_keeps_a_wrong_count(tmp_path, monkeypatch, capsys):
     """bench/exact_oracle.py (new random cases for as long as asked): a second of it passes; with a search that
     counts one too many it exits 1 and writes the failing puzzles down; a search that gives up is named."""
