@@ -1,6 +1,6 @@
 """Ablation of the seeded exact Sudoku search: each feature on / off, in-process, one instance at a time.
 
-    python bench/ablation.py [--seed 1] [--only TEXT] > ablation.jsonl
+    python bench/ablation.py [--seed 1] [--only TEXT] [--results DIR] > ablation.jsonl
 
 Every configuration of ``CONFIGS`` (``count_solutions(features=F, base_nodes=B)``: the restarts as they were,
 each switch of ``gpu_sa.puzzles.sudoku.exact`` alone, the clause-learning search with each of its heuristics taken out,
@@ -8,7 +8,8 @@ and each order's default) on the 20 Lloyd & Amos 25x25 instances at 45 % (20 s e
 at 45 % (``bench/data/sudoku36_45``, 15 s each) and the 49x49 #0-#4 at 40 % (``bench/data/sudoku49_40``, 15 s
 each); per configuration and set: solved (validated), median and max seconds (a miss counts as slower than the
 budget: null), median nodes (the CDCL's: decisions). One JSON line each. ``--only``: the configurations whose
-name contains TEXT. Needs ../shared/data (GPU_SA_SHARED_DATA).
+name contains TEXT. Needs ../shared/data (GPU_SA_SHARED_DATA). The lines, as one table, are also the run's
+record, in bench/results/ablation/ (``--results``).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import argparse
 import json
 import statistics
 
-from common import ROOT, SHARED_DATA
+from common import ROOT, SHARED_DATA, add_results_option, environment, write_record
 
 from gpu_sa.puzzles.sudoku import exact
 from gpu_sa.puzzles.sudoku.exact.clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, NO_VIVIFY, SAVED_PHASES,
@@ -49,12 +50,15 @@ def load(side, percent, index):
     return parse(path.read_text(), path.name)[0]
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", default="", help="run only the configurations whose name contains this text")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
+    info = environment()
     warm = load(25, 45, 0)
+    rows = []
     for name, features, base in [config for config in CONFIGS if args.only in config[0]]:
         exact.count_solutions(warm.givens, 5, limit=1, seed=args.seed, features=features, base_nodes=base)  # compile
         for side, percent, indices, budget in SETS:
@@ -67,11 +71,14 @@ def main():
                 times.append(answer.seconds if solved else float("inf"))
                 nodes.append(answer.nodes)
             median = statistics.median(times)
-            print(json.dumps({"config": name, "features": features, "base_nodes": base, "size": f"{side}x{side}",
-                              "percent": percent, "budget": budget, "solved": sum(t != float("inf") for t in times),
-                              "total": len(times), "median": None if median == float("inf") else median,
-                              "max": None if max(times) == float("inf") else max(times),
-                              "median_nodes": statistics.median(nodes)}), flush=True)
+            rows.append({"config": name, "features": features, "base_nodes": base, "size": f"{side}x{side}",
+                         "percent": percent, "budget": budget, "solved": sum(t != float("inf") for t in times),
+                         "total": len(times), "median": None if median == float("inf") else median,
+                         "max": None if max(times) == float("inf") else max(times),
+                         "median_nodes": statistics.median(nodes)})
+            print(json.dumps(rows[-1]), flush=True)
+    write_record("ablation", rows, info=info, results=args.results, args=argv,
+                 title=f"ablation of the seeded exact search, seed {args.seed} (a miss: median or max null)")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 annealer one puzzle at a time (``--batch 1``), the exact solver, and the default method, in one run.
 
     python bench/batch.py [--sets 17clue,top1465,16x16] [--count 40] [--seed 1] [--backend auto]
-                          [--time-limit 60] [--modes batch,one,exact,default] [--json]
+                          [--time-limit 60] [--modes batch,one,exact,default] [--json] [--results DIR]
 
 Sets (the first ``--count`` puzzles of each; ../shared/data/sudoku, or GPU_SA_SHARED_DATA):
 - ``17clue``: ``17_clue_dev.txt`` (9x9, 17 givens: the minimum; most fall to propagation alone);
@@ -22,6 +22,7 @@ propagation out of the batch/one ratio, so that it measures the batching (issue 
 Every solution printed is checked by the independent validator (``gpu_sa.puzzles.sudoku.validate``:
 givens kept, every rule satisfied); a solution that fails counts as unsolved. ``puzzles/s`` = puzzles
 solved and valid / wall seconds of the process. The ratio column divides by ``one`` in the same run.
+The run's record (every set's rows in one table) goes to bench/results/batch/ (``--results``).
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ import time
 from pathlib import Path
 
 import large
-from common import ROOT, SHARED_DATA, environment, print_header, print_table
+from common import ROOT, SHARED_DATA, add_results_option, environment, print_header, print_table, write_record
 
 from gpu_sa.puzzles.sudoku.validate import sudoku_violations
 
@@ -110,7 +111,7 @@ def run(mode: str, path: Path, puzzles, args) -> dict:
             "stderr": done.stderr.strip().splitlines()[-1:] if done.returncode not in (0, 1) else []}
 
 
-def main() -> int:
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, from {', '.join(SETS)}")
     parser.add_argument("--count", type=int, default=40, help="puzzles per set (default 40)")
@@ -119,7 +120,8 @@ def main() -> int:
     parser.add_argument("--backend", default="auto")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per puzzle for the annealer")
     parser.add_argument("--json", action="store_true", help="one JSON object per (set, mode) instead of tables")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     sets, modes = args.sets.split(","), args.modes.split(",")
     for name in sets:
         if name not in SETS:
@@ -127,9 +129,12 @@ def main() -> int:
     for mode in modes:
         if mode not in MODES:
             parser.error(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+    info = environment()
+    title = "bench/batch.py: puzzles per second, batched vs one at a time vs exact"
     if not args.json:
-        print_header("bench/batch.py: puzzles per second, batched vs one at a time vs exact", environment())
+        print_header(title, info)
         print(f"#   command: {' '.join(sys.argv)}")
+    recorded = []
     with tempfile.TemporaryDirectory() as folder:
         for name in sets:
             puzzles = load_set(name, args.count)
@@ -142,6 +147,9 @@ def main() -> int:
                 row["vs_one"] = row["per_second"] / one["per_second"] if one and one["per_second"] else None
                 if args.json:
                     print(json.dumps(row), flush=True)
+                recorded.append({"set": name, "mode": row["mode"], "puzzles": row["puzzles"], "solved": row["solved"],
+                                 "invalid": row["invalid"], "wall s": row["wall"], "puzzles/s": row["per_second"],
+                                 "vs one": row["vs_one"], "exit": row["exit"], "command": row["command"]})
             if not args.json:
                 print(f"\n{name}: {len(puzzles)} puzzles")
                 print_table(["mode", "solved", "invalid", "wall s", "puzzles/s", "vs one", "exit"],
@@ -150,6 +158,7 @@ def main() -> int:
                 for row in rows:
                     print(f"#   {row['mode']}: {row['command']}" + (f"  ({row['stderr'][0]})" if row["stderr"] else ""))
                 sys.stdout.flush()
+    write_record("batch", recorded, info=info, title=title, results=args.results, args=argv)
     return 0
 
 

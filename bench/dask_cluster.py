@@ -2,6 +2,7 @@
 
     python3 bench/dask_cluster.py [--workers 2] [--hard-index 4] [--hard-chains 32] [--sample 12]
                                  [--set-chains 16] [--set-trials 2] [--batch 3] [--seed 1] [--repeat 2] [--json]
+                                 [--results DIR]
 
 Three cases, each run in one process (``runner.anneal`` / ``runner.anneal_many`` on the cpu
 backend, every core) and on the cluster (``gpu_sa.apps.distributed``: one-thread workers, the
@@ -15,7 +16,7 @@ Verify: the same answer per puzzle (chain, its moves, trials, grid) in every run
 accepted by the independent validator. Timed (best of --repeat): the one-process call after a
 warm-up run in the same process (so no compilation), and the cluster's call on warm workers; the
 cluster's first call (each worker's warm-up included), its start and the warm-ups per worker are
-reported on their own.
+reported on their own. The run's record goes to bench/results/dask_cluster/ (``--results``).
 
 Not named dask.py: bench/ comes first on sys.path when a benchmark runs (and in tests that import
 benchmarks), where a dask.py would hide the ``dask`` package from this process and its workers.
@@ -27,7 +28,7 @@ import json
 import os
 import time
 
-from common import ROOT, environment, print_header, print_table
+from common import ROOT, add_results_option, environment, print_header, print_table, write_record
 
 from gpu_sa.engine import runner
 from gpu_sa.apps import distributed as dist
@@ -48,7 +49,7 @@ def verify(puzzle, result):
         assert puzzle.check(result.solution) == [], f"{puzzle.label}: the validator rejects the solution"
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the LocalCluster")
     parser.add_argument("--hard-index", type=int, default=4, help="which puzzle of the forum_hardest sample (0-based)")
@@ -60,7 +61,8 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=2, help="timed runs per measurement (the best is kept)")
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     # the worker processes import gpu_sa from this checkout
     os.environ["PYTHONPATH"] = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
     info = environment()
@@ -79,10 +81,11 @@ def main():
         warm = {k: v for k, v in options.items() if k != "batch"}
         runner.anneal(puzzles[0], backend="cpu", seed=0, **dict(warm, max_moves=10, trials=1))
 
-    rows, records = [], []
+    rows, records, notes = [], [], []
     started = time.perf_counter()
     with dist.cluster(workers=args.workers) as client:
-        print(f"# cluster of {args.workers} workers started in {time.perf_counter() - started:.2f} s")
+        notes.append(f"cluster of {args.workers} workers started in {time.perf_counter() - started:.2f} s")
+        print(f"# {notes[-1]}")
         for name, puzzles, options in cases:
             common = dict(backend="cpu", seed=args.seed, **options)
 
@@ -110,12 +113,14 @@ def main():
                     and all(answer(a) == answer(b) == answer(c) for a, b, c in zip(alone, spread, spread_again)))
             assert same, f"{name}: the cluster's answers differ from one process's"
             if first is not None:
-                print(f"# {name}: warm-up per worker on the first call "
-                      + ", ".join(f"{seconds:.2f} s" for seconds in first.warmup.values())
-                      + ", on a later call " + ", ".join(f"{seconds * 1e3:.1f} ms" for seconds in run.warmup.values()))
+                notes.append(f"{name}: warm-up per worker on the first call "
+                             + ", ".join(f"{seconds:.2f} s" for seconds in first.warmup.values())
+                             + ", on a later call " + ", ".join(f"{seconds * 1e3:.1f} ms" for seconds in run.warmup.values()))
+                print(f"# {notes[-1]}")
                 busy = sum(t.result.seconds + t.result.setup_seconds for t in run.trials)
-                print(f"# {name}: on warm workers the finished trials kept them busy {busy:.2f} s of "
-                      f"{warm_seconds * args.workers:.2f} s")
+                notes.append(f"{name}: on warm workers the finished trials kept them busy {busy:.2f} s of "
+                             f"{warm_seconds * args.workers:.2f} s")
+                print(f"# {notes[-1]}")
                 tasks = f"{len(run.trials)} trials finished on {len(run.workers)} workers, {run.cancelled} cancelled"
             else:
                 tasks = f"{-(-len(puzzles) // args.batch)} batches of {args.batch}"
@@ -132,6 +137,7 @@ def main():
     if args.json:
         for record in records:
             print(json.dumps(record))
+    write_record("dask_cluster", notes=notes, results=args.results, args=argv)
 
 
 def timed(function, repeat):

@@ -5,6 +5,7 @@
                           [--methods deterministic,restarted] [--seed 1] [--threads T] [--json]
     python bench/exact.py --propagate [--repeats 7]
     python bench/exact.py --startup
+    (each mode also takes --results DIR: where the run's record goes, default bench/results/exact/)
 
 Default mode, throughput, one core. Sets: top1465 (first 1,265), forum_hardest (first 300) and
 a sample of Royle's 17-clue puzzles, read from ../shared/data/sudoku/ (the seed puzzles bundled
@@ -46,7 +47,7 @@ import time
 
 import numpy as np
 import python_exact
-from common import ROOT, SHARED_DATA, environment, print_header, print_table
+from common import ROOT, SHARED_DATA, add_results_option, environment, print_header, print_table, write_record
 
 from gpu_sa.puzzles.sudoku import exact
 from gpu_sa.puzzles.sudoku.exact import bitboard
@@ -66,7 +67,7 @@ def load_sets(clue17_sample):
     return sets
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--large", action="store_true", help="Lloyd & Amos instances: deterministic vs restarted")
@@ -86,15 +87,19 @@ def main():
     parser.add_argument("--count-limit", type=int, default=1, help="--large: 1 = find a solution, 2 = also prove "
                         "uniqueness or find a second")
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     info = environment()
     if args.large:
-        return large(args, info)
-    if args.propagate:
-        return propagation(args, info)
-    if args.startup:
-        return startup(info)
-    return throughput(args, info)
+        status = large(args, info)
+    elif args.propagate:
+        status = propagation(args, info)
+    elif args.startup:
+        status = startup(info)
+    else:
+        status = throughput(args, info)
+    write_record("exact", results=args.results, args=argv)
+    return status
 
 
 FULL9 = exact.tables(3)[3]
@@ -171,7 +176,7 @@ def throughput(args, info):
                  "bitboards best /s", "cell masks best /s"],
                 [[r["set"], r["box_line_nodes_per_puzzle"], r["box_line_best"], r["box_line_median"],
                   f"{r['box_line_over_seed_rules']:.2f}", r["box_line_bitboards_best"], r["box_line_cell_masks_best"]]
-                 for r in rows])
+                 for r in rows], name="box-line")
     if args.json:
         for r in rows:
             print(json.dumps({**r, "commit": info["commit"]}))

@@ -1,6 +1,6 @@
 """The complete search's counts against the independent counter on random puzzles, for as long as asked.
 
-    python3 bench/exact_oracle.py --seconds 600 --orders 2,3 --seed 1
+    python3 bench/exact_oracle.py --seconds 600 --orders 2,3 --seed 1 [--results DIR]
 
 tests/puzzles/sudoku/exact/test_oracle.py checks a fixed set of cases; this draws new ones without end: a random valid grid
 (the pattern grid under random symmetries), a random share of its cells emptied, then in some puzzles a given
@@ -9,7 +9,8 @@ by ``cpu_ref.sudoku.count`` and by two deterministic and five seeded searches dr
 sets, with random Luby bases (1 and 3 below 25x25 only) and one or two racing CDCL searches. A failure is a count
 that differs from the independent one (where it finished within its branch cap), two searches that disagree, or a
 solution the validator rejects; failing puzzles go to ``--failures`` (JSON). Prints the environment header, one
-row per order, and the searches that gave up (by features and Luby base); exits 1 when anything failed.
+row per order, and the searches that gave up (by features and Luby base); exits 1 when anything failed. The run's
+record (both tables and the count of failures) goes to bench/results/exact_oracle/ (``--results``).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import time
 
 import numpy as np
 
-from common import ROOT, environment, print_header, print_table
+from common import ROOT, add_results_option, environment, print_header, print_table, write_record
 
 sys.path.insert(0, str(ROOT))
 from cpu_ref.sudoku.count import count_solutions as independent_count  # noqa: E402
@@ -76,8 +77,7 @@ def searches(order, rng):
     """[(name, count_solutions keyword arguments)] for one puzzle."""
     seed = int(rng.integers(0, 2**31))
     drawn = [("deterministic", {}), ("deterministic, box-line", {"box_line": True})]
-    # Luby bases of 1 and 3 only below 25x25: 33 of 721 searches at 25x25 did not finish in 20 s with them
-    # (bench/RESULTS.md, thirty-sixth session)
+    # Luby bases of 1 and 3 only below 25x25: at 25x25, one search in twenty with them did not finish in 20 s
     bases = [1, 3, 30, 1000] if order < 5 else [30, 1000]
     for k in rng.choice(len(RESTART_FEATURES), 3, replace=False):
         drawn.append((f"restarts, features {RESTART_FEATURES[k]}",
@@ -99,6 +99,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the puzzles and searches drawn (default 1)")
     parser.add_argument("--time-limit", type=float, default=20, help="seconds per search (default 20)")
     parser.add_argument("--failures", default="exact_oracle_failures.json", help="where failing puzzles go")
+    add_results_option(parser)
     args = parser.parse_args()
     orders = [int(order) if order.strip().isdigit() else 0 for order in args.orders.split(",")]
     if any(order not in EMPTIED for order in orders):
@@ -152,8 +153,9 @@ def main() -> int:
     gave_up = [[order, name, runs, stopped] for (order, name), (runs, stopped) in sorted(by_search.items()) if stopped]
     if gave_up:
         print("\nthe searches that gave up (time limit), and how often each was drawn")
-        print_table(["order", "search", "drawn", "gave up"], gave_up)
+        print_table(["order", "search", "drawn", "gave up"], gave_up, name="the searches that gave up")
     print(f"failures: {len(failures)}")
+    write_record("exact_oracle", notes=[f"failures: {len(failures)}"], results=args.results)
     if failures:
         with open(args.failures, "w") as out:
             json.dump(failures, out)

@@ -1,8 +1,8 @@
-"""The input fuzz test's longer run (issue 16): hostile puzzle files through every parser and through
+"""The input fuzz test's longer run: hostile puzzle files through every parser and through
 ``gpu-sa solve``.
 
     python bench/fuzz_input.py [--examples 2000] [--solve-examples 200] [--kinds sudoku,shikaku,hashi]
-                               [--seed S] [--show 5]
+                               [--seed S] [--show 5] [--results DIR]
 
 Checks (``tests/fuzz_inputs.py`` describes the inputs and the checks):
   read     every kind's parser on mutated good files and random text: puzzles or one line of
@@ -13,7 +13,8 @@ Checks (``tests/fuzz_inputs.py`` describes the inputs and the checks):
 
 Random options and signals are ``bench/fuzz.py``'s (the command-line fuzz test). Prints one row per
 check and kind: cases tried, failures, seconds; then the first failure of each kind. The examples are
-drawn by Hypothesis from ``--seed`` (default: random, printed), no shrinking.
+drawn by Hypothesis from ``--seed`` (default: random, printed), no shrinking. The run's record goes to
+bench/results/fuzz_input/ (``--results``).
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ import sys
 import tempfile
 import time
 
-from common import ROOT, environment, print_header, print_table
+from common import ROOT, add_results_option, environment, print_header, print_table, write_record
 
 sys.path.insert(0, str(ROOT / "tests"))
 
@@ -74,14 +75,15 @@ def run_solve(kind, examples, seed_value, failures):
     return tried[0]
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=2000, help="read cases per kind")
     parser.add_argument("--solve-examples", type=int, default=200, help="solve cases per kind")
     parser.add_argument("--kinds", default="sudoku,shikaku,hashi")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--show", type=int, default=5, help="failures printed in full")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     seed_value = random.randrange(2 ** 32) if args.seed is None else args.seed
     info = environment()
     info["fuzz seed"] = seed_value
@@ -96,6 +98,7 @@ def main():
             tried = run()
             rows.append([name, kind, tried, len(failures) - before, time.perf_counter() - start])
     print_table(["check", "kind", "cases", "failures", "seconds"], rows)
+    write_record("fuzz_input", results=args.results, args=argv)
     kinds_of_failure = {}  # the first input of each (kind, check, error type)
     for kind, check, text, problem in failures:
         kinds_of_failure.setdefault((kind, check.split(" ")[0], problem.split(":")[0]), (check, text, problem))

@@ -1,7 +1,8 @@
-"""Grid generation and puzzle minimisation (seed 003).
+"""Grid generation and puzzle minimisation: grids per second by each method, givens left by each minimiser.
 
     python bench/generate.py [--grids 2000] [--minimize 100] [--iterations 10000,30000,100000] [--json]
     python bench/generate.py --orders 3,4,5,6,7,8 [--budget 20]   # only the per-order part
+    (both take --results DIR: where the run's record goes, default bench/results/generate/)
 
 Part 0 (``--orders``), the default method per order: grids made by each method (backtrack, anneal on cpu) within
 ``--budget`` seconds at each order, after a warm-up at order 2 (compilation); a stop request ends a method's
@@ -24,7 +25,7 @@ import statistics
 import time
 
 import numpy as np
-from common import environment, print_header, print_table
+from common import add_results_option, environment, print_header, print_table, write_record
 
 from gpu_sa.puzzles.sudoku import exact
 from gpu_sa.engine import backends
@@ -73,7 +74,7 @@ def per_order(orders, budget, info, as_json):
             print(json.dumps({**r, "commit": info["commit"]}))
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--grids", type=int, default=2000)
     parser.add_argument("--minimize", type=int, default=100)
@@ -81,10 +82,13 @@ def main():
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--orders", default="", help="e.g. 3,4,5,6,7,8: only the per-order part")
     parser.add_argument("--budget", type=float, default=20.0, help="seconds per method and order (--orders)")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     info = environment()
     if args.orders:
-        return per_order([int(order) for order in args.orders.split(",")], args.budget, info, args.json)
+        per_order([int(order) for order in args.orders.split(",")], args.budget, info, args.json)
+        write_record("generate", results=args.results, args=argv)
+        return
     print_header("generation and minimisation, 9x9", info)
     usable, simulated, _ = backends.cuda_status()
     runs = [("backtrack", "cpu")] + [(m, b) for m in ("anneal", "swaps")
@@ -125,10 +129,11 @@ def main():
                       row["seconds_per_puzzle"]])
     print("# verify: every puzzle has exactly one solution, its grid (exact solver)")
     print_table(["method", "iterations", "grids", "min", "median", "max", "histogram (givens:count)",
-                 f"s/puzzle ({backends.available_cores()} cores)"], table)
+                 f"s/puzzle ({backends.available_cores()} cores)"], table, name="minimisation")
     if args.json:
         for r in rows:
             print(json.dumps({**r, "commit": info["commit"]}))
+    write_record("generate", results=args.results, args=argv)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,16 @@
 """Measure a GPU in one command: real-CUDA tests, throughput, time to solution, large grids, SASS; one report.
 
     bench/gpu.sh [--quick] [--stages env,sass,tests,throughput,tts,large] [--out REPORT.md] [--commit HASH]
+                 [--results DIR]
 
 Needs only this repository and the machine's python3 with numba, numba-cuda, NumPy, SciPy and pytest:
 nothing is installed or downloaded, and every puzzle it uses is inside the repository (bench/data/,
 tests/data/). The report goes to ``--out``, else to ``$OUT/gpu-report.md``; it is rewritten after every
-stage, so a run stopped halfway still leaves the stages it finished.
+stage, so a run stopped halfway still leaves the stages it finished. So is the run's record (bench/common.py's
+format: the stages' table as its rows, each stage's table as one of its tables, named by the stage), which goes
+beside the report, in ``results/gpu/`` of the report's folder (``--results DIR``, or $GPU_SA_BENCH_RESULTS,
+elsewhere): on a lent device that folder is what comes back, and its records are copied into bench/results/.
+The benchmarks the stages start write no records of their own: their tables are in this one.
 
 Stages (``env`` always runs first):
   env         GPU, driver, CUDA runtime, compute capability, SMs, library versions, commit
@@ -147,6 +152,7 @@ def base_env(*, real_cuda: bool):
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["PYTHONUNBUFFERED"] = "1"
+    env[common.RESULTS_VARIABLE] = "-"  # the stages' benchmarks write no record: their tables are in gpu.py's
     if real_cuda:
         env["GPU_SA_TEST_REAL_CUDA"] = "1"
     return env
@@ -227,6 +233,8 @@ def stage_sass(context, section, budget):
     tools = [line.strip("# ").strip() for line in ran.stdout.splitlines()
              if re.match(r"#\s+(nvvm|ptxas|nvdisasm):", line)]
     section.body += ([f"Tools: {', '.join(tools)}", ""] if tools else []) + table
+    if table:
+        context.setdefault("tables", {})["sass"] = markdown_rows(table)
     if ran.returncode != 0:
         section.body += fenced(tail(ran.stderr))
 
@@ -238,6 +246,7 @@ def stage_tests(context, section, budget):
     summary = [line for line in ran.stdout.splitlines() if re.search(r"\d+ (passed|failed|error)", line)]
     where = "real kernels on the GPU" if real else "no GPU: the cuda cases ran in the simulator"
     section.status = outcome(ran, f": {summary[-1].strip('= ')}" if summary else "")
+    context.setdefault("notes", []).append(f"tests ({where}): {section.status}")
     section.body += [f"Command: `{'GPU_SA_TEST_REAL_CUDA=1 ' if real else ''}{ran.shown}` ({where})", ""]
     section.body += fenced(tail(ran.stdout, 30 if ran.returncode else 8))
 
@@ -275,11 +284,15 @@ def stage_throughput(context, section, budget):
     section.body += ["", "Constant T = 0.5, no early stop; every backend first verified bit for bit against the "
                      "numpy reference by the script. x cpu = cuda / the best cpu rate for that grid and move; "
                      "per chain = proposals/s / chains (move tabu: how fast one chain's search goes).", ""]
+    columns = ["grid", "move", "backend", "chains", "moves/chain", "seconds", "proposals/s", "per chain", "x cpu"]
     section.body += markdown_table(
-        ["grid", "move", "backend", "chains", "moves/chain", "seconds", "proposals/s", "per chain", "x cpu"],
+        columns,
         [[f"{r['order'] ** 2}x{r['order'] ** 2}", r["move"], r["backend"], f"{r['chains']:,}", f"{r['moves']:,}",
           f"{r['seconds']:.3f}", f"{r['proposals_per_second']:.3g}", f"{r['proposals_per_second'] / r['chains']:.3g}",
           _ratio(r, rows)] for r in rows])
+    keep_table(context, "throughput", columns,
+               [[f"{r['order'] ** 2}x{r['order'] ** 2}", r["move"], r["backend"], r["chains"], r["moves"], r["seconds"],
+                 r["proposals_per_second"], r["proposals_per_second"] / r["chains"], _ratio(r, rows)] for r in rows])
 
 
 def _ratio(row, rows):
@@ -334,8 +347,10 @@ def stage_tts(context, section, budget):
         both = medians.get("cuda"), medians.get("cpu")
         row.append(f"{both[1] / both[0]:.1f}" if all(b is not None and math.isfinite(b) and b > 0 for b in both) else "-")
         table.append(row)
-    section.body += markdown_table(["set", "move", "budget", "cuda TTS99 s", "cuda solved", "cuda p", "cuda prop/s",
-                                    "cpu TTS99 s", "cpu solved", "cpu p", "cpu prop/s", "cpu/cuda"], table)
+    columns = ["set", "move", "budget", "cuda TTS99 s", "cuda solved", "cuda p", "cuda prop/s", "cpu TTS99 s",
+               "cpu solved", "cpu p", "cpu prop/s", "cpu/cuda"]
+    section.body += markdown_table(columns, table)
+    keep_table(context, "tts", columns, table)
 
 
 def _seconds(value):
@@ -373,11 +388,23 @@ def stage_large(context, section, budget):
             ran = run(command, share, base_env(real_cuda=False))
             statuses.append(ran.returncode)
             section.body += [f"Command: `{ran.shown}`: {outcome(ran)}", ""]
-            section.body += [line for line in ran.stdout.splitlines() if line.startswith("|")] + [""]
+            summary = [line for line in ran.stdout.splitlines() if line.startswith("|")]
+            section.body += summary + [""]
+            _keep_large(context, backend, markdown_rows(summary), markdown_rows(large_runs_table(records)))
             section.body += large_runs_table(records)
             if ran.returncode != 0:
                 section.body += fenced(tail(ran.stderr, 15))
     section.status = _combined(statuses, len(backends))
+
+
+def _keep_large(context, backend, summary, runs):
+    """The large stage's tables for the record: each backend's summary and runs, a backend column first."""
+    tables = context.setdefault("tables", {})
+    for name, table in (("large", summary), ("large runs", runs)):
+        if table["rows"]:
+            kept = tables.setdefault(name, {"columns": ["backend"] + [c for c in table["columns"] if c != "backend"],
+                                             "rows": []})
+            kept["rows"] += [{**row, "backend": backend} if name == "large" else row for row in table["rows"]]
 
 
 def large_runs_table(records: Path) -> list[str]:
@@ -444,6 +471,20 @@ def _combined(statuses, planned):
         return f"stopped at its budget after {sum(code is not None for code in statuses)} of {planned} runs"
     failed = sum(code != 0 for code in statuses)
     return f"failed ({failed} of {planned} runs)" if failed else "done"
+
+
+def markdown_rows(lines) -> dict:
+    """A printed Markdown table (``| a | b |`` lines: header, rule, rows) as a record's table: {columns, rows}."""
+    cells = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in lines if line.startswith("|")]
+    if len(cells) < 2:
+        return {"columns": [], "rows": []}
+    columns, body = cells[0], [row for row in cells[2:] if len(row) == len(cells[0])]
+    return {"columns": columns, "rows": common.record_rows(columns, body)}
+
+
+def keep_table(context, stage, columns, rows):
+    """A stage's table, for the run's record."""
+    context.setdefault("tables", {})[stage] = {"columns": list(columns), "rows": common.record_rows(columns, rows)}
 
 
 def markdown_table(columns, rows):
@@ -527,6 +568,18 @@ def write_report(path: Path, context, sections):
     temporary.replace(path)  # a reader never sees half a report
 
 
+def write_gpu_record(context, sections, folder, argv, path=None):
+    """The run's record (bench/common.py): the stages' table as its rows, each stage's own table as one of its
+    tables; rewritten in place (``path``) after every stage, as the report is."""
+    rows = [{"stage": s.stage, "status": s.status, "seconds": round(s.seconds, 1), "budget s": s.budget}
+            for s in sections]
+    tables = [{"name": name, **table} for name, table in context.get("tables", {}).items()]
+    return common.write_record("gpu", rows, columns=["stage", "status", "seconds", "budget s"], tables=tables,
+                               notes=context.get("notes"), results=str(folder), args=argv, info=context["env"] or {},
+                               title=f"gpu-sa on {context['env'].get('gpu', 'this machine')} ({context['mode']} run)",
+                               program="bench/gpu.sh", path=path)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -539,6 +592,9 @@ def main(argv=None):
     parser.add_argument("--commit", default=None,
                         help="the commit measured, for a copy of the repository without .git or with a stale one "
                              "(default: git's); the benchmarks the stages start get it too (GPU_SA_COMMIT)")
+    parser.add_argument("--results", default=None, metavar="DIR",
+                        help=f"folder of the run's record (default: ${common.RESULTS_VARIABLE}, else results/ beside "
+                             "the report)")
     parser.add_argument("--print-environment", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.print_environment:
@@ -554,6 +610,7 @@ def main(argv=None):
     if out is None:
         parser.error("give --out REPORT.md, or set OUT to a folder")
     mode = "smoke" if args.smoke else "quick" if args.quick else "full"
+    results = args.results or os.environ.get(common.RESULTS_VARIABLE) or str(out.parent / "results")
     if args.commit:  # every benchmark the stages start names it in its header (bench/common.environment), env's too
         os.environ["GPU_SA_COMMIT"] = args.commit
     context = {"plan": PLANS[mode], "mode": mode, "env": {},
@@ -571,6 +628,8 @@ def main(argv=None):
             section.status = f"failed: {error.__class__.__name__}: {error}"
         section.seconds = time.perf_counter() - start
         write_report(out, context, sections)
+        context["record"] = write_gpu_record(context, sections, results, sys.argv[1:] if argv is None else argv,
+                                             context.get("record"))
         print(f"gpu.py: {section.stage}: {section.status} ({section.seconds:.0f} s)", file=sys.stderr, flush=True)
     print(f"gpu.py: report written to {out}", file=sys.stderr)
     return 0 if all(s.status == "done" or s.status.startswith(("done", "skipped")) for s in sections) else 1

@@ -1,7 +1,7 @@
 """Hashiwokakero on the Coelho et al. 2019 set: ILP (lazy connectivity cuts) vs batch annealing.
 
     python bench/hashi.py [--sizes 100,200,300,400] [--per-size 10] [--backend auto] [--chains N]
-                          [--time-limit 60] [--seed 1] [--data DIR] [--json]
+                          [--time-limit 60] [--seed 1] [--data DIR] [--json] [--results DIR]
 
 For each island count, the first --per-size instances (file name order) of
 ``../shared/data/hashi/coelho2019/<size>/``: the ILP's time (scipy HiGHS, lazy cuts until
@@ -10,7 +10,7 @@ chain with energy 0, or at --time-limit). Both solutions go through the independ
 validator. Reported: mean and max seconds, the annealer's success rate, mean setup (the
 annealer's compile, once per process, paid by the first instance only). The published
 anchors (Coelho et al. 2019, lazy-cut ILP on a commercial solver): 0.01 / 0.04 / 0.12 /
-1.48 s mean for 100 / 200 / 300 / 400 islands.
+1.48 s mean for 100 / 200 / 300 / 400 islands. The run's record goes to bench/results/hashi/ (``--results``).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import json
 import statistics
 from pathlib import Path
 
-from common import SHARED_DATA, environment, print_header, print_table
+from common import SHARED_DATA, add_results_option, environment, print_header, print_table, write_record
 
 from gpu_sa.engine import runner
 from gpu_sa.puzzles import hashi
@@ -27,7 +27,7 @@ from gpu_sa.puzzles import hashi
 PUBLISHED_MEAN = {100: 0.01, 200: 0.04, 300: 0.12, 400: 1.48}
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,200,300,400")
     parser.add_argument("--per-size", type=int, default=10)
@@ -38,7 +38,8 @@ def main():
     parser.add_argument("--data", type=Path, default=SHARED_DATA / "hashi" / "coelho2019")
     parser.add_argument("--methods", default="ilp,anneal")
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     if not args.data.is_dir():
         parser.error(f"{args.data}: no such directory (the Coelho set lives in ../shared/data/hashi/coelho2019)")
     methods = args.methods.split(",")
@@ -76,6 +77,7 @@ def main():
                          statistics.mean(r["setup_seconds"] for r in group), PUBLISHED_MEAN.get(size, "-")])
     print_table(["islands", "method", "instances", "solved", "mean s (solved)", "max s (solved)", "mean setup s",
                  "published ILP mean s"], rows)
+    write_record("hashi", results=args.results, args=argv)
 
 
 if __name__ == "__main__":

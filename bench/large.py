@@ -6,7 +6,7 @@ Lloyd & Amos, CaDiCaL, OR-Tools CP-SAT) on the same instances, in the same run.
                           [--peers cadical,kissat,cpsat] [--peer-acs PATH] [--cadical PATH] [--kissat PATH]
                           [--cpsat-workers 2]
                           [--backend auto] [--extra-args '...'] [--exact-args '...']
-                          [--variant NAME='SOLVE OPTIONS' ...] [--records FILE.jsonl] [--json]
+                          [--variant NAME='SOLVE OPTIONS' ...] [--records FILE.jsonl] [--json] [--results DIR]
     python bench/large.py --build 36|49
 
 Instances. 16x16 and 25x25: ``../shared/data/sudoku/lloyd_amos/instNxN_F_I.txt`` (20 per size and
@@ -48,7 +48,9 @@ failure. A process still running at BUDGET + ``--grace`` wall seconds is killed 
 Medians and maxima are over all instances of a cell, a failure counting as slower than the budget
 (printed ``>B``); ratios divide by each peer's median in the same run (> 1: slower than the peer), the
 wall ratio by the first peer's. After the table: the cells where ``default`` or ``exact`` lose to a peer,
-and the instances a peer solved that they did not.
+and the instances a peer solved that they did not. The run's record (the summary table, each run's status and
+clocks, and those lines as notes) goes to bench/results/large/ (``--results``); ``--records`` is another thing,
+a log of runs to resume from.
 Before timing, one unrecorded warm-up run per method of ours and size, with a 5 s budget (fills numba's
 on-disk caches where kernels are cacheable, and the OS file cache).
 
@@ -86,7 +88,8 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from common import ROOT, SHARED_DATA, checkout_commit, environment, print_header, print_table
+from common import (ROOT, SHARED_DATA, add_results_option, checkout_commit, environment, print_header, print_table,
+                    record_rows, write_record)
 from peers import PEERS, Claim, _grid, default_paths
 
 from gpu_sa.puzzles.sudoku.validate import sudoku_violations
@@ -462,7 +465,8 @@ def _ratio_text(ratio):
     return f"{ratio:,.0f}" if ratio >= 100 else f"{ratio:.3g}"
 
 
-def print_summary(rows, budget):
+def summary_table(rows, budget) -> tuple[list[str], list[list]]:
+    """(columns, rows) of the printed summary."""
     peers = list(dict.fromkeys(p for e in rows for p in e["ratios"]))
     reference = peers[0] if peers else None
     table = []
@@ -472,8 +476,22 @@ def print_summary(rows, budget):
                       _seconds(e["median"], budget), _seconds(e["max"], budget), _seconds(e["median_wall"], budget),
                       *(_ratio_text(e["ratios"].get(p)) for p in peers), _ratio_text(e["ratio_wall"]),
                       failures or "-"])
-    print_table(["size", "givens %", "method", "solved", "median solve s", "max solve s", "median wall s",
-                 *(f"solve / {p}" for p in peers), f"wall / {reference or 'peer'}", "failures"], table)
+    return (["size", "givens %", "method", "solved", "median solve s", "max solve s", "median wall s",
+             *(f"solve / {p}" for p in peers), f"wall / {reference or 'peer'}", "failures"], table)
+
+
+def print_summary(rows, budget):
+    print_table(*summary_table(rows, budget))
+
+
+RUN_COLUMNS = ["instance", "method", "status", "solve s", "wall s", "cost left"]
+
+
+def runs_table(records: list[dict]) -> list[dict]:
+    """Each run: its instance, method, status, both clocks, and where an unsolved one ended (our best cost, or the
+    peer's own count of clashes)."""
+    return [dict(zip(RUN_COLUMNS, [r.get("file"), r.get("method"), r.get("status"), r.get("seconds"), r.get("wall"),
+                                   r.get("cost", r.get("peer_clashes"))])) for r in records]
 
 
 # ----------------------------------------------------------------------------------------------- main
@@ -580,6 +598,7 @@ def parse_args(argv=None):
     parser.add_argument("--no-warmup", action="store_true", help="skip the unrecorded warm-up runs")
     parser.add_argument("--json", action="store_true",
                         help="JSON lines on stdout: the environment, every run, every cell's summary")
+    add_results_option(parser)
     args = parser.parse_args(argv)
     try:
         args.side_list = [int(v) for v in args.sizes.split(",")]
@@ -626,6 +645,7 @@ def main(argv=None) -> int:
             info["peer_cpsat"] = f"OR-Tools {ortools.__version__}, {settings.cpsat_workers} workers"
     info["timing"] = ("whole process per instance; 'solve' = the method's own clock (compile and process start "
                       "excluded), 'wall' = the whole process")
+    info["budget"] = args.budget
     title = (f"large Sudoku: budget {args.budget:g} s, seed {args.seed}, backend {args.backend}, "
              f"methods {', '.join(m.name for m in methods)}")
     if args.json:
@@ -664,22 +684,27 @@ def main(argv=None) -> int:
             print("large.py: interrupted; the table covers the runs that ended", file=sys.stderr)
             status = 130
     rows = summarise(records, [m.name for m in methods], args.budget)
+    notes = []
+    reused = [r for r in records if r.get("reused")]
+    if reused:
+        commits = sorted({r.get("commit", "unrecorded") for r in reused})
+        notes.append(f"{len(reused)} of {len(records)} runs read from {args.records} (made at commit "
+                     f"{', '.join(commits)}), not run now")
+    for name in ("default", "exact"):
+        notes += [f"{name} loses: {line}" for line in losses(rows, name)]
+        notes += [f"{name} misses {line}" for line in missed(records, name)]
     if args.json:
         for entry in rows:
             print(json.dumps({"summary": {k: (None if isinstance(v, float) and math.isinf(v) else v)
                                           for k, v in entry.items()}}), flush=True)
     else:
         print_summary(rows, args.budget)
-        reused = [r for r in records if r.get("reused")]
-        if reused:
-            commits = sorted({r.get("commit", "unrecorded") for r in reused})
-            print(f"# {len(reused)} of {len(records)} runs read from {args.records} (made at commit "
-                  f"{', '.join(commits)}), not run now")
-        for name in ("default", "exact"):
-            for line in losses(rows, name):
-                print(f"# {name} loses: {line}")
-            for line in missed(records, name):
-                print(f"# {name} misses {line}")
+        for note in notes:
+            print(f"# {note}")
+    columns, table = summary_table(rows, args.budget)
+    write_record("large", record_rows(columns, table), columns=columns, info=info, title=title, notes=notes,
+                 tables=[{"name": "each run", "columns": RUN_COLUMNS, "rows": runs_table(records)}],
+                 results=args.results, args=argv)
     invalid = [r for r in records if r["status"] == "invalid"]
     for r in invalid:
         print(f"large.py: {r['method']} claimed {r['file']} solved but the validator rejects it: "

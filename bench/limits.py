@@ -1,12 +1,13 @@
 """Time limits and stop requests, every puzzle kind: how long past --time-limit a run goes, and how long a Ctrl-C
-takes to end it, each as a whole process (issue 27).
+takes to end it, each as a whole process.
 
-    python3 bench/limits.py [--time-limit 1] [--delays 3,6] [--large] [--json]
+    python3 bench/limits.py [--time-limit 1] [--delays 3,6] [--large] [--json] [--results DIR]
 
 For each case: one run with ``--time-limit`` (wall time, the seconds the run reports, and the rest: start-up,
 preparing and writing), then one run per delay with SIGINT sent that many seconds after start (seconds from
 the signal to the process's end, and what it said). ``--large`` adds the Shikaku grids of clues of 1 (300x300,
-1000x1000: the start-up grows with the grid) and the default method on an empty 64x64.
+1000x1000: the start-up grows with the grid) and the default method on an empty 64x64. The run's record (both
+tables) goes to bench/results/limits/ (``--results``).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, environment, print_header, print_table
+from common import ROOT, add_results_option, environment, print_header, print_table, write_record
 
 HARD36 = ROOT / "bench" / "data" / "sudoku36_45" / "inst36x36_45_1.txt"
 DATA = ROOT / "tests" / "data"
@@ -76,13 +77,14 @@ def interrupted(args, delay):
             "said": lines[-1].removeprefix("gpu-sa: ") if lines else "", "reported": len(out.splitlines())}
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=1.0)
     parser.add_argument("--delays", default="3,6", help="seconds after start to send SIGINT, comma-separated")
     parser.add_argument("--large", action="store_true", help="add the large grids (minutes, gigabytes)")
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     delays = [float(d) for d in args.delays.split(",")]
     print_header("time limits and Ctrl-C, every kind, whole processes", environment())
     limit_rows, stop_rows = [], []
@@ -101,7 +103,8 @@ def main() -> None:
     print(f"\n--time-limit {args.time_limit:g}: the run's own seconds (annealing or search) and the whole process")
     print_table(["case", "limit s", "run s", "process s", "stopped"], limit_rows)
     print("\nSIGINT: seconds from the signal to the process's end")
-    print_table(["case", "sent at s", "to exit s", "status", "last line"], stop_rows)
+    print_table(["case", "sent at s", "to exit s", "status", "last line"], stop_rows, name="SIGINT")
+    write_record("limits", results=args.results, args=argv)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
-"""Minimisation against the proven optimum: greedy and annealed givens vs the brute force (seed 003).
+"""Minimisation against the proven optimum: greedy and annealed givens vs the brute force.
 
     python bench/minimize.py [--grids9 8] [--time-limit 20] [--iterations 100000] [--counter-grids 8] [--json]
+                             [--results DIR]
 
 Part 1, every 4x4 grid (all 288, enumerated): givens after greedy removal, after the seed's
 annealing scheme, and the brute force's proven minimum; the proof's nodes and solver checks;
@@ -16,7 +17,8 @@ Part 2, --grids9 random 9x9 grids (backtrack, seed 7), each emptied by the annea
   grid   the smallest unique puzzle inside the whole grid, within --time-limit seconds of search
          (after brute's own greedy pass and --iterations of annealing, its starting puzzle): a
          proven lower bound L (no unique puzzle with fewer than L givens) when time runs out
-Verify: every puzzle unique with its grid as solution.
+Verify: every puzzle unique with its grid as solution. The run's record (the three tables) goes to
+bench/results/minimize/ (``--results``).
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ import statistics
 import time
 
 import numpy as np
-from common import environment, print_header, print_table
+from common import add_results_option, environment, print_header, print_table, write_record
 
 from gpu_sa.engine import backends
 from gpu_sa.puzzles.sudoku import generate
@@ -60,14 +62,15 @@ def histogram(values):
     return " ".join(f"{k}:{counts[k]}" for k in sorted(counts))
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--grids9", type=int, default=8)
     parser.add_argument("--time-limit", type=float, default=20.0, help="brute force on a whole 9x9 grid, per grid")
     parser.add_argument("--iterations", type=int, default=generate.DEFAULT_ITERATIONS)
     parser.add_argument("--counter-grids", type=int, default=8)
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     info = environment()
     cores = backends.available_cores()
     print_header("minimisation vs the proven optimum", info)
@@ -99,8 +102,9 @@ def main():
                 rows)
     nodes = [r.nodes for r in runs["brute"]]
     checks = [r.checks for r in runs["brute"]]
-    print(f"# brute-force proofs: nodes median {statistics.median(nodes)}, max {max(nodes)}; solver checks median "
-          f"{statistics.median(checks)}, max {max(checks)} (the seed's counter: 65,536 subsets per grid)")
+    notes = [f"brute-force proofs: nodes median {statistics.median(nodes)}, max {max(nodes)}; solver checks median "
+             f"{statistics.median(checks)}, max {max(checks)} (the seed's counter: 65,536 subsets per grid)"]
+    print(f"# {notes[-1]}")
 
     sample = grids4[:args.counter_grids]
     start = time.perf_counter()
@@ -112,7 +116,7 @@ def main():
     print_table(["search", "grids", "subsets or nodes per grid", "s/grid", "ratio"],
                 [["seed's counter (all 2^16 subsets)", len(sample), 2**16, counter_seconds, 1.0],
                  ["brute (hitting sets)", len(grids4), statistics.mean(nodes), brute_seconds,
-                  counter_seconds / brute_seconds]])
+                  counter_seconds / brute_seconds]], name="the original binary counter against the brute force")
     records.append(dict(part="4x4 counter", grids=len(sample), counter_seconds=counter_seconds,
                         brute_seconds=brute_seconds))
     print()
@@ -140,14 +144,16 @@ def main():
     print(f"# anneal: {args.iterations:,} steps; grid search budget {args.time_limit:g} s per grid, {cores} grids at "
           "a time")
     print_table(["grid", "greedy", "anneal", "check: min inside anneal", "nodes", "checks", "s",
-                 "seed's counter", "grid: proven >=", "grid: best found", "ended", "nodes", "s"], rows)
+                 "seed's counter", "grid: proven >=", "grid: best found", "ended", "nodes", "s"], rows, name="9x9")
     gaps = [a.givens - w.lower_bound for a, w in zip(annealed, whole)]
     improved = sum(c.givens < a.givens for a, c in zip(annealed, checked))
-    print(f"# check: {improved} of {len(grids9)} annealed puzzles still had givens that could go; "
-          f"gap anneal - proven lower bound: median {statistics.median(gaps)}, min {min(gaps)}")
+    notes.append(f"check: {improved} of {len(grids9)} annealed puzzles still had givens that could go; "
+                 f"gap anneal - proven lower bound: median {statistics.median(gaps)}, min {min(gaps)}")
+    print(f"# {notes[-1]}")
     if args.json:
         for record in records:
             print(json.dumps({**record, "commit": info["commit"], "cores": cores}))
+    write_record("minimize", notes=notes, results=args.results, args=argv)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The quick "no solution" checks (``puzzle.contradiction()``): how often they fire, how fast, and never
 wrongly, against the exact integer program on the same puzzles.
 
-    python bench/no_solution.py [--per-size 25] [--shikaku-sizes 10,25,50] [--seed 1] [--data DIR]
+    python bench/no_solution.py [--per-size 25] [--shikaku-sizes 10,25,50] [--seed 1] [--data DIR] [--results DIR]
 
 Puzzles: Hashiwokakero from the Coelho et al. 2019 set (``--per-size`` of each of 100..400 islands) and
 Shikaku from the generator (``--per-size`` per side); each as published or generated (solvable), and
@@ -10,6 +10,7 @@ area checks see nothing), which may or may not still have a solution. For every 
 solver (HiGHS, lazy connectivity cuts for Hashi) decides, and the row says how many of the puzzles
 without a solution the checks caught, how many they missed, whether any check fired on a solvable
 puzzle (false alarms, must be 0), and the mean and worst time of the checks beside the exact solver's.
+The run's record goes to bench/results/no_solution/ (``--results``).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import SHARED_DATA, environment, print_header, print_table
+from common import SHARED_DATA, add_results_option, environment, print_header, print_table, write_record
 
 from gpu_sa.puzzles import hashi, shikaku
 from gpu_sa.puzzles.common.errors import PuzzleError
@@ -83,13 +84,14 @@ def measure(label, values):
     return reason, checks, solutions > 0, time.perf_counter() - start, geometry
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-size", type=int, default=25)
     parser.add_argument("--shikaku-sizes", default="10,25,50")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--data", type=Path, default=SHARED_DATA / "hashi" / "coelho2019")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     print_header("quick no-solution checks against the exact solver", environment())
     generator = np.random.default_rng(args.seed)
     groups = {}
@@ -111,6 +113,7 @@ def main():
                      1e3 * max(r[1] for r in results), 1e3 * statistics.mean(r[3] for r in results)])
     print_table(["puzzles", "n", "no solution (exact)", "caught", "missed", "false alarms", "geometry mean ms",
                  "checks mean ms", "checks max ms", "exact mean ms"], rows)
+    write_record("no_solution", results=args.results, args=argv)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
     python bench/portfolio_choice.py SIDE PERCENT[,PERCENT...] [--instances 0-9] [--set sudoku-ls|lloyd-amos]
                                      [--data DIR] [--local-search-order K] [--few-free-cells N]
-                                     [--moves-per-node K] [--repeats N]
+                                     [--moves-per-node K] [--repeats N] [--results DIR]
 
 For each instance (seed 1, one process, CPU backend): ``portfolio.solve`` (the default), ``gpu_sa.anneal`` (the
 method ``--method anneal`` runs) and ``exact.count_solutions(limit=1)`` (``--method exact``'s search), each one's
@@ -17,7 +17,8 @@ machine whose speed drifts, single runs moved a cell's ratio by 20 % between two
 ``--data`` reads Sudoku-LS's full set (``benchmarks/Sudoku`` of ``Ailuras/AllDIff-LS``: every percentage from 0 to
 90, 100 instances each) instead of the 0-19 copied into ``bench/data/sudoku_ls``. In-process, neither the default
 nor ``gpu_sa.anneal`` is given a progress callback here (the default's search beside the chains reads their moves
-through ``on_chunk``, which costs no progress record).
+through ``on_chunk``, which costs no progress record). The run's record (one row per cell) goes to
+bench/results/portfolio_choice/ (``--results``).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import SHARED_DATA  # also puts the checkout on sys.path
+from common import SHARED_DATA, add_results_option, environment, shown_path, write_record  # also puts the checkout on sys.path
 
 import gpu_sa  # noqa: E402
 from gpu_sa.engine import backends
@@ -80,6 +81,7 @@ def main(argv=None) -> int:
     parser.add_argument("--moves-per-node", type=int, default=portfolio.MOVES_PER_NODE,
                         help=f"auto's exchange rate between the chains and the search beside them (default "
                              f"{portfolio.MOVES_PER_NODE})")
+    add_results_option(parser)
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, got {args.repeats}")
@@ -93,9 +95,11 @@ def main(argv=None) -> int:
     warm = parse(instance_path(args.kind, data, args.side, percents[0], first).read_text())[0]
     for method in methods:
         run(method, warm, backend)
-    print(f"# {args.side}x{args.side}, {args.kind} {data}, instances {first}-{last}, seed 1, "
-          f"LOCAL_SEARCH_ORDER {args.local_search_order}, FEW_FREE_CELLS {args.few_free_cells}, "
-          f"MOVES_PER_NODE {args.moves_per_node}, repeats {args.repeats}")
+    title = (f"{args.side}x{args.side}, {args.kind} {data}, instances {first}-{last}, seed 1, "
+             f"LOCAL_SEARCH_ORDER {args.local_search_order}, FEW_FREE_CELLS {args.few_free_cells}, "
+             f"MOVES_PER_NODE {args.moves_per_node}, repeats {args.repeats}")
+    print(f"# {title}")
+    rows = []
     for percent in percents:
         times = {method: [] for method in methods}
         answered = ""
@@ -112,15 +116,21 @@ def main(argv=None) -> int:
             for method in methods:
                 times[method].append(statistics.median(runs[method]))
             answered += default_by
-        cells = []
+        cells, row = [], {"size": f"{args.side}x{args.side}", "givens %": percent}
         for method in methods:
             solved = sum(t < float("inf") for t in times[method])
             cells.append(f"{method} {solved}/{len(times[method])} median {statistics.median(times[method]) * 1e3:.2f} "
                          f"ms slowest {max(times[method]) * 1e3:.1f}")
+            row.update({f"{method} solved": f"{solved}/{len(times[method])}",
+                        f"{method} median ms": statistics.median(times[method]) * 1e3,
+                        f"{method} slowest ms": max(times[method]) * 1e3})
         faster = min(statistics.median(times[method]) for method in methods[1:])
         ratio = statistics.median(times["default"]) / faster
         print(f"{percent} % | " + " | ".join(cells) + f" | answered by {answered} | default / the faster {ratio:.2f}",
               flush=True)
+        rows.append({**row, "answered by": answered, "default / the faster": ratio})
+    write_record("portfolio_choice", rows, info=environment(), title=title.replace(str(data), shown_path(data)),
+                 results=args.results, args=argv)
     return 0
 
 

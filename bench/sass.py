@@ -1,6 +1,6 @@
 """The machine code of every kernel of every move, without a GPU: registers, spills, loops, helper calls, occupancy.
 
-    python bench/sass.py [--cc 9.0] [--moves swap,sirdey,rect,bridge] [--dump DIR] [--json]
+    python bench/sass.py [--cc 9.0] [--moves swap,sirdey,rect,bridge] [--dump DIR] [--json] [--results DIR]
 
 Pipeline, for each kernel the cuda backend launches (init and advance of every move of every puzzle
 in the registry): numba-cuda -> PTX (``cuda.compile_ptx``, NVVM; typed from the launch's real
@@ -62,7 +62,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ROOT, environment, print_header, print_table  # noqa: E402
+from common import ROOT, add_results_option, environment, print_header, print_table, record_rows, write_record  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -866,6 +866,7 @@ def main(argv=None):
     parser.add_argument("--dump", type=Path, default=None, metavar="DIR",
                         help="write each kernel's PTX and SASS as DIR/<move>-<kernel>.ptx and .sass")
     parser.add_argument("--json", action="store_true", help="one JSON object per kernel on stdout instead of the table")
+    add_results_option(parser)
     args = parser.parse_args(argv)
     try:
         tools = find_tools()
@@ -886,15 +887,17 @@ def main(argv=None):
         print(f"sass.py: error: {failure}", file=sys.stderr)
         return 1
     info = {**environment(), "nvvm": tools.nvvm_version, "ptxas": tool_version(tools.ptxas),
-            "nvdisasm": tool_version(tools.nvdisasm)}
+            "nvdisasm": tool_version(tools.nvdisasm), "compiled for": f"sm_{args.cc[0]}{args.cc[1]} (no GPU needed)"}
+    title = f"SASS of every kernel, sm_{args.cc[0]}{args.cc[1]}, launch shape for a {arch.device} ({arch.sms} SMs)"
     if args.json:
         for r in reports:
             print(json.dumps({**asdict(r), "division_in_loop": r.division_in_loop, "commit": info["commit"],
                               "ptxas": info["ptxas"], "nvvm": info["nvvm"]}))
-        return 0
-    print_header(f"SASS of every kernel, sm_{args.cc[0]}{args.cc[1]}, launch shape for a {arch.device} "
-                 f"({arch.sms} SMs)", info)
-    print_table(COLUMNS, [table_row(r) for r in reports])
+    else:
+        print_header(title, info)
+        print_table(COLUMNS, [table_row(r) for r in reports])
+    write_record("sass", record_rows(COLUMNS, [table_row(r) for r in reports]), columns=COLUMNS, info=info,
+                 title=title, results=args.results, args=argv)
     return 0
 
 

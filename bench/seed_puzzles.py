@@ -1,6 +1,7 @@
-"""Wall time to solve the three puzzles of the seeds (seed 003's annex): tuned vs faithful.
+"""Wall time to solve the three example puzzles of Leleux's report (the first is examples/seed_easy.txt): tuned vs
+faithful.
 
-    python bench/seed_puzzles.py [--backend auto] [--chains N] [--seed S] [--time-limit S] [--json]
+    python bench/seed_puzzles.py [--backend auto] [--chains N] [--seed S] [--time-limit S] [--json] [--results DIR]
 
 Two modes per puzzle, in the same run:
   tuned     the package's defaults: move swap, geometric 0.5 -> 0.05 over 4000 plateaus,
@@ -8,14 +9,15 @@ Two modes per puzzle, in the same run:
   faithful  the seed's algorithm: move sirdey, Sirdey's law (T0 = e_p, delta = 0.1, down to
             T_f = 0.00273852: 252 million moves per chain), one trial
 Every solution is checked by the independent validator (the runner refuses to report an
-unvalidated one). Times exclude compilation (reported as setup).
+unvalidated one). Times exclude compilation (reported as setup). The run's record goes to
+bench/results/seed_puzzles/ (``--results``).
 """
 from __future__ import annotations
 
 import argparse
 import json
 
-from common import ROOT, environment, print_header, print_table
+from common import ROOT, add_results_option, environment, print_header, print_table, write_record
 
 from gpu_sa.engine import runner
 from gpu_sa.puzzles.sudoku import parse
@@ -26,7 +28,7 @@ MODES = {
 }
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="auto")
     parser.add_argument("--chains", type=int, default=None)
@@ -34,7 +36,8 @@ def main():
     parser.add_argument("--time-limit", type=float, default=300.0, help="per puzzle and mode (default 300 s)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     puzzles = parse((ROOT / "tests" / "data" / "seed_puzzles.txt").read_text(), "seed_puzzles.txt")
     names = ["leleux_easy", "leleux_very_hard", "leleux_17_clues"]
     info = environment()
@@ -58,6 +61,7 @@ def main():
     if args.json:
         for r in rows:
             print(json.dumps({**r, "commit": info["commit"], "gpu": info["gpu"]}))
+    write_record("seed_puzzles", results=args.results, args=argv)
 
 
 if __name__ == "__main__":

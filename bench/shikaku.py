@@ -1,8 +1,8 @@
-"""Shikaku, the seed's Figures 6 and 7 redone: ILP vs batch annealing on generated instances.
+"""Shikaku, Figures 6 and 7 of Rafaralahy's report redone: ILP vs batch annealing on generated instances.
 
     python bench/shikaku.py [--sizes 4,9,16,25,50] [--per-size 8] [--backend auto] [--chains N]
                             [--time-limit 20] [--seed 1] [--methods ilp,anneal,single]
-                            [--protocol seed|default] [--json]
+                            [--protocol seed|default] [--json] [--results DIR]
 
 Instances (instance i of side N uses generator seed (SEED, N, i)):
   --protocol seed     the seed's: square grids of side N, generator depth from 1 to floor(N/2)
@@ -21,7 +21,8 @@ For each instance:
 Every solution goes through the independent validator. Reported per size: instances,
 mean clues, success rate, mean and max seconds of solved runs, the annealer's mean setup
 (numba compile: the first run of a process pays it) and the mean host time to build and
-prune the candidates (included in the ILP's seconds, not in the annealer's).
+prune the candidates (included in the ILP's seconds, not in the annealer's). The run's record goes to
+bench/results/shikaku/ (``--results``).
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ import json
 import statistics
 import time
 
-from common import environment, print_header, print_table
+from common import add_results_option, environment, print_header, print_table, write_record
 
 from gpu_sa.engine import runner
 from gpu_sa.puzzles import shikaku
@@ -53,7 +54,7 @@ def instances(side, count, seed, protocol):
         yield depth, merges, shikaku.Shikaku(clues=clues, source=f"{side}x{side}", line=i + 1)
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="4,9,16,25,50")
     parser.add_argument("--per-size", type=int, default=8)
@@ -64,7 +65,8 @@ def main():
     parser.add_argument("--methods", default="ilp,anneal,single")
     parser.add_argument("--protocol", choices=("seed", "default"), default="seed")
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     methods = args.methods.split(",")
     info = environment()
     print_header(f"shikaku, protocol {args.protocol}: {args.per_size} per size, backend {args.backend}, "
@@ -103,6 +105,7 @@ def main():
                          SEED_RESULTS.get(side, "-") if method == "single" else "-"])
     print_table(["size", "method", "instances", "mean clues", "success", "mean s (solved)", "max s (solved)",
                  "mean setup s", "mean candidates s", "seed's SA success"], rows)
+    write_record("shikaku", results=args.results, args=argv)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Whole-process wall time of short ``gpu-sa`` commands with numba's cache warm: what a user waits for
-when the puzzle itself takes milliseconds (a 16x16's search takes 0.1-0.6 ms; CaDiCaL's whole process
-5-25 ms; bench/RESULTS.md, run S4).
+when the puzzle itself takes milliseconds (a 16x16's search takes well under a millisecond, so the process's
+start is nearly all of it).
 
-    python bench/startup.py [--repeats 15] [--against OTHER_CHECKOUT] [--cadical]
+    python bench/startup.py [--repeats 15] [--against OTHER_CHECKOUT] [--cadical] [--results DIR]
 
 Each command runs once to warm its caches (numba's machine code, Python's bytecode), then --repeats
 times; the table gives the median and the fastest. Beside them, in the same run, the floor no command
@@ -12,7 +12,8 @@ interleaved with this one, run for run, and adds the ratio this / other. ``--cad
 ``cadical`` on the 16x16's CNF (the bench's peer, bench/peers.py), its answer checked by the validator.
 
 Children run with PYTHONDONTWRITEBYTECODE removed, as an installed package runs (pip compiles the
-bytecode; this development VM sets the variable, which makes every import compile its source again).
+bytecode; a machine that sets the variable would make every import compile its source again). The run's
+record goes to bench/results/startup/ (``--results``).
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, environment, print_header, print_table
+from common import ROOT, add_results_option, environment, print_header, print_table, write_record
 
 SIXTEEN = "tests/data/acs_inst16x16_45_0.txt"
 COMMANDS = {  # label -> arguments of gpu-sa, run from the checkout's root, and a text its output must hold
@@ -43,12 +44,13 @@ FLOORS = {
 }
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=15, help="timed runs of each command (after one warm-up)")
     parser.add_argument("--against", type=Path, help="another checkout: the same commands from there, interleaved")
     parser.add_argument("--cadical", action="store_true", help="add Debian's cadical on the 16x16 (apt-get install cadical)")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     info = environment()
     info["against"] = str(args.against) if args.against else "-"
     print_header(f"gpu-sa start-up: whole process, numba's cache warm, {args.repeats} runs each", info)
@@ -71,6 +73,7 @@ def main():
     if args.against:
         columns += ["other's median s", "other's fastest s", "median ratio (this / other)"]
     print_table(columns, rows)
+    write_record("startup", results=args.results, args=argv)
 
 
 def _timed(command, checkout: Path, expected: str) -> float:

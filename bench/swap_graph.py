@@ -1,6 +1,7 @@
 """Why the candidate-restricted ``swap`` loses easy large instances: the graph of legal swaps, box by box.
 
     python bench/swap_graph.py [FILE ...] [--chains 256] [--seed 1] [--moves 0] [--cap 200000] [--json]
+                               [--results DIR]
 
 With propagation, a box's free cells hold a permutation of its missing digits that respects the
 candidates (a perfect matching of cells to digits), and ``swap`` (restricted) only exchanges two cells
@@ -40,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from common import SHARED_DATA  # noqa: E402
+from common import SHARED_DATA, add_results_option, environment, shown_path, write_record  # noqa: E402
 
 import gpu_sa  # noqa: E402
 from gpu_sa.engine import backends, rng  # noqa: E402
@@ -324,20 +325,25 @@ def main(argv=None) -> int:
     parser.add_argument("--cap", type=int, default=200_000, help="most matchings enumerated per box")
     parser.add_argument("--max-solutions", type=int, default=1000, help="most solutions enumerated")
     parser.add_argument("--json", action="store_true")
+    add_results_option(parser)
     args = parser.parse_args(argv)
     rows = []
     for f in args.files or DEFAULT_FILES:
         print(f"# {f.name}", file=sys.stderr, flush=True)
         rows.append(analyse(f, args.chains, args.seed, args.moves, args.cap, args.max_solutions))
+    title = f"the graph of legal swaps, box by box: {args.chains} chains, seed {args.seed}, {args.moves} moves"
+    record = [{key: shown_path(value) if isinstance(value, str) else value for key, value in row.items()}
+              for row in rows]
     if args.json:
         for row in rows:
             print(json.dumps(row))
-        return 0
-    columns = list(rows[0])
-    print("| " + " | ".join(columns) + " |")
-    print("|" + "---|" * len(columns))
-    for row in rows:
-        print("| " + " | ".join(f"{v:.3g}" if isinstance(v, float) else str(v) for v in row.values()) + " |")
+    else:
+        columns = list(rows[0])
+        print("| " + " | ".join(columns) + " |")
+        print("|" + "---|" * len(columns))
+        for row in rows:
+            print("| " + " | ".join(f"{v:.3g}" if isinstance(v, float) else str(v) for v in row.values()) + " |")
+    write_record("swap_graph", record, info=environment(), title=title, results=args.results, args=argv)
     return 0
 
 

@@ -2,14 +2,15 @@
 
     python bench/tabu_sweep.py SIDE PERCENT [--instances 0-9] [--seeds 1,2] [--temperature 0.15]
                                [--budget 20] [--flag-moves N] [--tenure-span N] [--tenure-q8 N]
-                               [--segment-moves N] [--segment-growth N] [--segment-cost N]
+                               [--segment-moves N] [--segment-growth N] [--segment-cost N] [--results DIR]
 
 Instances: the Sudoku-LS set copied into ``bench/data/sudoku_ls`` (``INST_{S}x{S}/{P}/inst{S}x{S}_{P}_{i}.txt``,
 instances 0-19). Each (instance, seed) runs ONE chain of move ``tabu`` on one CPU thread, at a constant
 temperature, one trial as long as the budget allows (``trials=0``, a trial of 10^12 moves), so the figures are
 the local search's own: no restarts, no other chain. The clock is the process's CPU time around ``anneal``
 (less sensitive to a shared machine than wall time). Prints one JSON line per run, then a summary line:
-solved, median CPU seconds (a failure counts as slower than the budget), mean moves of the solved runs.
+solved, median CPU seconds (a failure counts as slower than the budget), mean moves of the solved runs. The
+run's record (the runs, and the summary line as a note) goes to bench/results/tabu_sweep/ (``--results``).
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import gpu_sa  # noqa: E402
+from common import add_results_option, environment, write_record  # noqa: E402
 from gpu_sa.engine import backends, schedule  # noqa: E402
 from gpu_sa.puzzles.sudoku.moves import tabu  # noqa: E402
 from gpu_sa.puzzles.sudoku.validate import sudoku_violations  # noqa: E402
@@ -60,6 +62,7 @@ def main(argv=None) -> int:
                         help=f"a fruitless segment's growth, in segments (default {tabu.SEGMENT_GROWTH})")
     parser.add_argument("--segment-cost", type=int,
                         help=f"segments count moves only while the best cost is at most this (default {tabu.SEGMENT_COST})")
+    add_results_option(parser)
     args = parser.parse_args(argv)
     for option in ("segment_moves", "segment_growth", "segment_cost", "flag_moves", "tenure_span", "tenure_q8"):
         if getattr(args, option) is not None:  # the module's default, which tabu.tables reads, overridden
@@ -87,11 +90,14 @@ def main(argv=None) -> int:
             print(json.dumps(rows[-1]), flush=True)
     solved = [row for row in rows if row["solved"]]
     median = statistics.median(row["cpu_seconds"] if row["solved"] else float("inf") for row in rows)
-    print(f"SUMMARY {args.side}x{args.side} {args.percent} % T={args.temperature} flag_moves={tabu.FLAG_MOVES} "
-          f"tenure_span={tabu.TENURE_SPAN} tenure_q8={tabu.TENURE_Q8} segment_moves={tabu.SEGMENT_MOVES} "
-          f"segment_growth={tabu.SEGMENT_GROWTH} segment_cost={tabu.SEGMENT_COST}: solved {len(solved)}/{len(rows)}, "
-          f"median CPU s {round(median, 3) if median != float('inf') else '>' + str(args.budget)}, mean moves of the solved "
-          f"{statistics.mean(row['moves'] for row in solved) if solved else 0:.0f}")
+    summary = (f"SUMMARY {args.side}x{args.side} {args.percent} % T={args.temperature} flag_moves={tabu.FLAG_MOVES} "
+               f"tenure_span={tabu.TENURE_SPAN} tenure_q8={tabu.TENURE_Q8} segment_moves={tabu.SEGMENT_MOVES} "
+               f"segment_growth={tabu.SEGMENT_GROWTH} segment_cost={tabu.SEGMENT_COST}: solved {len(solved)}/{len(rows)}, "
+               f"median CPU s {round(median, 3) if median != float('inf') else '>' + str(args.budget)}, mean moves of "
+               f"the solved {statistics.mean(row['moves'] for row in solved) if solved else 0:.0f}")
+    print(summary)
+    write_record("tabu_sweep", rows, notes=[summary.removeprefix("SUMMARY ")], info=environment(), args=argv,
+                 results=args.results, title=f"move tabu, one chain: {args.side}x{args.side} at {args.percent} %")
     return 0
 
 

@@ -1,7 +1,7 @@
 """Proposals per second of every available backend, for orders 3, 4, 5 and both moves.
 
     python bench/throughput.py [--backends cuda,cpu,numpy] [--orders 3,4,5] [--moves sirdey,swap]
-                               [--chains N ...] [--moves-per-chain M] [--json]
+                               [--chains N ...] [--moves-per-chain M] [--json] [--results DIR]
 
 Steps: environment header; verify (every backend's chains equal the numpy reference's, bit
 for bit, on a small run of each order and move); warm-up (compilation is excluded: the
@@ -9,7 +9,8 @@ runner reports it as setup); time a fixed number of moves per chain with no earl
 constant temperature of 0.5 (never solved at that temperature, so every chain works the
 whole time); one table, ratios against the numpy reference measured in the same run.
 Puzzles: order 3 = seed 003's 17-clue puzzle; orders 4 and 5 = a valid grid with every other
-cell given in a checkerboard-like pattern (half the cells free).
+cell given in a checkerboard-like pattern (half the cells free). The run's record goes to
+bench/results/throughput/ (``--results``).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import argparse
 import json
 
 import numpy as np
-from common import environment, print_header, print_table
+from common import add_results_option, environment, print_header, print_table, write_record
 
 from gpu_sa.engine import backends, runner, schedule
 from gpu_sa.puzzles.sudoku import parse
@@ -52,7 +53,7 @@ def verify(names, puzzle, move, law):
             np.testing.assert_array_equal(a, b, err_msg=f"{name} differs from the numpy reference ({move})")
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backends", default=",".join(available()), help="comma-separated (default: all available)")
     parser.add_argument("--orders", default="3,4,5")
@@ -60,7 +61,8 @@ def main():
     parser.add_argument("--chains", type=int, nargs="*", default=None, help="chain counts (default: per backend)")
     parser.add_argument("--moves-per-chain", type=int, default=None, help="for order 3 (default: per backend)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON lines after the table")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     names = [n for n in args.backends.split(",") if n]
     info = environment()
     print_header("throughput: sudoku, constant T = 0.5, no early stop", info)
@@ -92,6 +94,7 @@ def main():
     if args.json:
         for r in rows:
             print(json.dumps({**r, "commit": info["commit"], "gpu": info["gpu"]}))
+    write_record("throughput", results=args.results, args=argv)
 
 
 if __name__ == "__main__":

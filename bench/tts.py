@@ -2,7 +2,7 @@
 moves, and TTS99 = t * ln(0.01) / ln(1 - p), over a grid of budgets, for each move.
 
     python bench/tts.py [--set seed|forum_hardest|17_clue|FILE] [--sample 10] [--moves sirdey,swap]
-                        [--budgets 1e4,3e4,1e5,3e5,1e6] [--chains 256] [--backend cpu] [--json]
+                        [--budgets 1e4,3e4,1e5,3e5,1e6] [--chains 256] [--backend cpu] [--json] [--results DIR]
     python bench/tts.py --faithful [--faithful-moves 2e7]   # Sirdey's own schedule
 
 For a budget b, every chain runs a geometric schedule from --t0 to --t-end spread over b
@@ -10,12 +10,16 @@ moves, with no early stop; p = the fraction of chains that reached cost 0 (each 
 first hitting move is recorded, so a chain that solved and moved on still counts). TTS99 is
 given in chain-moves (b * ln 0.01 / ln(1 - p): device independent) and in seconds at the
 proposal rate measured in the same run (chains are independent, so a device that runs C
-chains at once reaches 99 % after TTS99 / rate seconds). p = 0 gives infinity.
+chains at once reaches 99 % after TTS99 / rate seconds). p = 0 gives infinity; a puzzle that
+propagation solves before any move gives 0 (and no rate).
 
 --faithful runs Sirdey's law exactly as the seed states it (T0 = e_p, delta = 0.1, 81 moves
 per plateau) but cut at --faithful-moves (the full trial is 252 million moves; by 20 million
 the temperature is below 0.04 and chains no longer move); p is then the fraction of chains
 that solve within one trial and 1/p the expected number of trials (the seed's figure).
+
+The run's record (both tables: per puzzle, and the summary per move and budget) goes to bench/results/tts/
+(``--results``).
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ import json
 import math
 import statistics
 
-from common import ROOT, SHARED_DATA, environment, print_header, print_table
+from common import ROOT, SHARED_DATA, add_results_option, environment, print_header, print_table, write_record
 
 from gpu_sa.engine import runner, schedule
 from gpu_sa.puzzles.sudoku import parse
@@ -60,6 +64,9 @@ def measure(puzzle, move, law, budget, args):
     for row in solved.nonzero()[0]:  # every hit, not only the reported one, goes through the validator
         assert puzzle.check(result.state.best_config[row]) == [], f"{puzzle.label}: chain {row} invalid"
     p = float(solved.mean())
+    if result.proposals == 0:  # solved before the first move (propagation): nothing for the chains to do
+        return dict(puzzle=puzzle.label, move=move, budget=budget, chains=args.chains, p=p, tts99_moves=0,
+                    tts99_seconds=0.0, rate=0.0, median_hit=0.0)
     rate = result.proposals / result.seconds
     moves = tts99(budget, p)
     return dict(puzzle=puzzle.label, move=move, budget=budget, chains=args.chains, p=p, tts99_moves=moves,
@@ -67,7 +74,7 @@ def measure(puzzle, move, law, budget, args):
                     result.state.best_move[solved])) if solved.any() else None)
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", default="seed", help="seed, forum_hardest, 17_clue, top1465 or a file")
     parser.add_argument("--sample", type=int, default=10, help="puzzles taken evenly from a shared set")
@@ -81,7 +88,8 @@ def main():
     parser.add_argument("--faithful", action="store_true", help="Sirdey's schedule, cut at --faithful-moves")
     parser.add_argument("--faithful-moves", type=float, default=2e7)
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    add_results_option(parser)
+    args = parser.parse_args(argv)
     puzzles = load(args.set, args.sample)
     moves = [m for m in args.moves.split(",") if m]
     budgets = [int(float(b)) for b in args.budgets.split(",")] if not args.faithful else [int(args.faithful_moves)]
@@ -103,7 +111,7 @@ def main():
     print("# verify: every chain that reached cost 0 holds a grid the independent validator accepts")
     print_table(["puzzle", "move", "budget", "p", "TTS99 moves", "TTS99 s", "proposals/s", "median hit"],
                 [[r["puzzle"], r["move"], r["budget"], f"{r['p']:.3f}", r["tts99_moves"], r["tts99_seconds"],
-                  r["rate"], r["median_hit"] if r["median_hit"] is not None else "-"] for r in rows])
+                  r["rate"] or "-", r["median_hit"] if r["median_hit"] is not None else "-"] for r in rows])
     print()
     summary = []
     for move in moves:
@@ -115,10 +123,11 @@ def main():
                             f"{1 / statistics.median(r['p'] for r in group):.1f}" if args.faithful and
                             statistics.median(r["p"] for r in group) > 0 else "-"])
     print_table(["move", "budget", "median TTS99 s", "worst TTS99 s", "puzzles solved", "trials (1/median p)"],
-                summary)
+                summary, name="summary")
     if args.json:
         for r in rows:
             print(json.dumps({**r, "set": args.set, "commit": info["commit"], "faithful": args.faithful}))
+    write_record("tts", results=args.results, args=argv)
 
 
 if __name__ == "__main__":

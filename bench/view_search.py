@@ -1,15 +1,16 @@
-"""The web page's Solution (``gpu_sa.view.api.solve``) on the large built sets, against seed 002's deterministic
-search, which the page ran before the thirty-eighth session, with the same limits.
+"""The web page's Solution (``gpu_sa.view.api.solve``) on the large built sets, against the original deterministic
+search, which the page ran before it, with the same limits.
 
     python bench/view_search.py [--sets sudoku36_45,sudoku49_45] [--instances 20] [--budget 30]
-                                [--searches page,deterministic] [--json]
+                                [--searches page,deterministic] [--json] [--results DIR]
 
 Each search runs in this process, one instance at a time, after a warm-up (compilation) on
 examples/sudoku_25x25.txt; a row is one call's wall time, counting to 2 within --budget seconds and
 ``api.SOLVE_MAX_NODES`` branches. ``page``: ``api.solve`` (the seeded complete search, seed
 ``api.SOLVE_SEED``); ``deterministic``: ``count_solutions`` without a seed. Every solution found is checked
 by the validator. Per set and search: instances settled (a count to 2, or none), median and slowest wall
-time (an unsettled instance counts as the budget), branches.
+time (an unsettled instance counts as the budget), branches. The run's record (that table, also with
+``--json``) goes to bench/results/view_search/ (``--results``).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import statistics
 import time
 
 import numpy as np
-from common import ROOT, environment, print_header, print_table
+from common import ROOT, add_results_option, environment, print_header, print_table, record_rows, write_record
 
 import gpu_sa
 from gpu_sa.puzzles.sudoku import exact
@@ -61,12 +62,14 @@ def main(argv=None) -> int:
                         help="seconds per search (default: the page's, %(default)s)")
     parser.add_argument("--searches", default=",".join(SEARCHES), help="page, deterministic (default: both)")
     parser.add_argument("--json", action="store_true", help="one JSON object per search and instance, then no table")
+    add_results_option(parser)
     args = parser.parse_args(argv)
     searches = [name for name in args.searches.split(",") if name]
     if not searches or any(name not in SEARCHES for name in searches):
         parser.error(f"--searches: choose from {', '.join(SEARCHES)}")
+    info, title = environment(), "the page's exact search against the deterministic one, counting to 2"
     if not args.json:
-        print_header("the page's exact search against the deterministic one, counting to 2", environment())
+        print_header(title, info)
     api.solve((ROOT / "examples" / "sudoku_25x25.txt").read_text(), time_limit=1.0)  # compiled before the clocks
     rows = []
     for name in args.sets.split(","):
@@ -81,8 +84,11 @@ def main(argv=None) -> int:
             nodes = [record["nodes"] for record in records]
             rows.append([name, search, f"{sum(r['settled'] for r in records)}/{len(records)}",
                          statistics.median(times), max(times), f"{min(nodes):,}-{max(nodes):,}"])
+    columns = ["set", "search", "settled", "median s", "slowest s", "branches"]
     if not args.json:
-        print_table(["set", "search", "settled", "median s", "slowest s", "branches"], rows)
+        print_table(columns, rows)
+    write_record("view_search", record_rows(columns, rows), columns=columns, info=info, title=title,
+                 results=args.results, args=argv)
     return 0
 
 

@@ -54,7 +54,7 @@ def philox4x32_10(c0, c1, c2, c3, k0, k1):
     """Return the four uint32 output words for counter (c0..c3) and key (k0, k1)."""
     # The state stays uint32 between rounds and each product is the full product of two uint32 values
     # (``wide_product``): one mul.wide.u32 on the GPU, whose register pair holds both halves, and 32-bit
-    # logic elsewhere (bench/NOTES.md); on the CPU and in the simulator it is the same arithmetic.
+    # logic elsewhere (docs/gpu.md, "Kernel notes"); on the CPU and in the simulator it is the same arithmetic.
     x0 = np.uint32(c0)
     x1 = np.uint32(c1)
     x2 = np.uint32(c2)

@@ -12,6 +12,8 @@ from conftest import ROOT, background_result
 sys.path.insert(0, str(ROOT / "bench"))
 import gpu  # noqa: E402  (bench/gpu.py)
 
+from .records import the_record  # noqa: E402
+
 
 @pytest.fixture(scope="module")
 def smoke_report():
@@ -70,6 +72,27 @@ def test_tts_compares_both_backends(smoke_report):
     cells = row.strip("| ").split(" | ")
     assert cells[4] in ("0/1", "1/1")  # cuda: puzzles with p > 0
     assert len(cells) == 12
+
+
+def test_the_smoke_run_writes_its_record(smoke_report, background_records):
+    """The run's record: the stages' table as its rows, each stage's table as one of its tables (the numbers as
+    numbers), the commit given, no GPU (the simulator is none); the stages' own benchmarks write none."""
+    record = the_record(background_records, "gpu")
+    assert record["command"].startswith("bench/gpu.sh --smoke --stages sass,throughput,tts --out ")
+    assert record["command"].endswith("report.md")  # --commit: the record's own key
+    assert (record["commit"], record["dirty"], record["device"]["gpu"]) == ("abc1234", False, None)
+    statuses = {row["stage"]: row["status"] for row in record["rows"]}
+    assert list(statuses) == ["env", "sass", "throughput", "tts"]
+    assert statuses["env"] == statuses["throughput"] == statuses["tts"] == "done"
+    tables = {table["name"]: table for table in record["tables"]}
+    assert {"throughput", "tts"} <= set(tables)
+    rows = tables["throughput"]["rows"]
+    assert [(r["grid"], r["move"], r["backend"], r["chains"]) for r in rows] == [
+        ("16x16", "swap", "cuda", 4), ("16x16", "swap", "cpu", 4), ("9x9", "tabu", "cuda", 4), ("9x9", "tabu", "cpu", 2)]
+    assert all(isinstance(r["proposals/s"], float) for r in rows) and rows[1]["x cpu"] == "-"
+    (tts,) = tables["tts"]["rows"]
+    assert (tts["set"], tts["budget"]) == ("forum_hardest_sample", 200) and len(tts) == 12
+    assert not any((background_records / name).exists() for name in ("throughput", "tts"))
 
 
 def test_sass_section_holds_the_table(smoke_report):
@@ -163,10 +186,14 @@ def test_a_broken_stage_keeps_the_others(tmp_path, monkeypatch):
     monkeypatch.setitem(gpu.STAGE_FUNCTIONS, "throughput", broken)
     monkeypatch.setitem(gpu.STAGE_FUNCTIONS, "tts", fine)
     out = tmp_path / "report.md"
-    assert gpu.main(["--stages", "throughput,tts", "--out", str(out)]) == 1
+    assert gpu.main(["--stages", "throughput,tts", "--out", str(out), "--results", str(tmp_path / "records")]) == 1
     report = out.read_text()
     assert "| throughput | failed: KeyError: 'proposals_per_second' |" in report
     assert "| tts | done |" in report and report.count("kept") == 2
+    record = the_record(tmp_path / "records", "gpu")  # written again after each stage: one file, every stage
+    assert [(row["stage"], row["status"]) for row in record["rows"]] == [
+        ("env", "done"), ("throughput", "failed: KeyError: 'proposals_per_second'"), ("tts", "done")]
+    assert record["command"] == f"bench/gpu.sh --stages throughput,tts --out {out}"
 
 
 def test_speed_stages_are_skipped_without_cuda(monkeypatch):

@@ -17,6 +17,8 @@ import peers  # noqa: E402
 
 from gpu_sa.puzzles.sudoku.validate import sudoku_violations  # noqa: E402
 
+from .records import the_record  # noqa: E402
+
 INSTANCE = DATA / "sudoku16_45pct.txt"  # Lloyd & Amos inst16x16_45_0
 ORIGINAL = DATA / "acs_inst16x16_45_0.txt"  # the same instance as sudoku_acs ships it (CRLF, tabs, -1)
 PEER_ANSWER = DATA / "acs_verbose_16x16_45_0.txt"  # sudokusolver --verbose on it
@@ -81,9 +83,17 @@ def test_end_to_end_with_a_stand_in_peer(tmp_path, capsys, tamper, status):
     peer = _fake_peer(tmp_path, "sudokusolver", answer)
     records = tmp_path / "runs.jsonl"
     argv = ["--data", str(data), "--sizes", "16", "--percentages", "45", "--methods", "", "--peer-acs", str(peer),
-            "--budget", "5", "--no-warmup", "--json", "--records", str(records)]
+            "--budget", "5", "--no-warmup", "--json", "--records", str(records), "--results", str(tmp_path / "results")]
     assert large.main(argv) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    # the run's record: the summary as printed (without --json), each run, the budget
+    record = the_record(tmp_path / "results", "large")
+    assert record["columns"][:4] == ["size", "givens %", "method", "solved"]
+    assert record["rows"] == [{**record["rows"][0], "size": "16x16", "givens %": 45, "method": "acs",
+                               "solved": "0/1" if tamper else "1/1"}]
+    (runs,) = record["tables"]
+    assert runs["name"] == "each run" and [(r["method"], r["status"]) for r in runs["rows"]] == [("acs", status)]
+    assert record["settings"]["budget"] == 5 and record["command"].startswith("python bench/large.py --data ")
     (run,) = [line for line in lines if line.get("method") == "acs"]
     assert run["status"] == status and run["command"].endswith("--verbose")
     (summary,) = [line["summary"] for line in lines if "summary" in line]
@@ -156,6 +166,7 @@ def test_the_49x49_instances_are_the_documented_ones(side, percent, index):
     assert [cell for cell, v in enumerate(cells) if v == 0] == large.emptied_cells(side * side, keep, grid, built.seed)
 
 
+@pytest.mark.slow
 def test_a_build_says_its_commit_and_never_overwrites_other_grids(tmp_path):
     # a small set of the same kind (4x4 grids, two per percentage), built twice: the same files, then a changed
     # instance (as the checked-in sets are for a later generator) stops the build before it writes anything
@@ -282,9 +293,12 @@ def test_cadical_and_cpsat_columns_end_to_end(tmp_path, capsys):
     fake = _fake_peer(tmp_path, "cadical", f"s SATISFIABLE\nv {' '.join(map(str, true))} 0\n"
                       "c total real time since initialization: 0.01 seconds\n")
     names = "cadical,cpsat" if importlib.util.find_spec("ortools") else "cadical"
-    argv = ["--data", str(data), "--sizes", "16", "--percentages", "45", "--methods", "", "--peers", names,
-            "--cadical", str(fake), "--budget", "10", "--no-warmup", "--json"]
+    argv = ["--results", str(tmp_path / "results"), "--data", str(data), "--sizes", "16", "--percentages", "45",
+            "--methods", "", "--peers", names, "--cadical", str(fake), "--budget", "10", "--no-warmup", "--json"]
     assert large.main(argv) == 0
+    record = the_record(tmp_path / "results", "large")
+    assert {row["method"] for row in record["rows"]} == set(names.split(","))
+    assert all(row["solved"] == "1/1" for row in record["rows"])
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     runs = {line["method"]: line for line in lines if "method" in line and "status" in line}
     assert set(runs) == set(names.split(","))

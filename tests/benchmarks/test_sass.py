@@ -343,6 +343,17 @@ def test_every_kernel_has_budgets(reports):
     assert {row["cc"] for row in reports.values()} == {"9.0"}
 
 
+def test_the_run_writes_its_record(reports, background_records):
+    """bench/sass.py --json prints no table, and still records it: one row per kernel, numbers as numbers."""
+    from .records import the_record
+
+    record = the_record(background_records, "sass")
+    assert sorted((row["move"], row["kernel"]) for row in record["rows"]) == sorted(KERNELS)
+    assert record["columns"] == sass.COLUMNS and record["settings"]["compiled for"].startswith("sm_90")
+    for row in record["rows"]:
+        assert row["regs"] == reports[row["move"], row["kernel"]]["registers"]
+
+
 def test_dump_holds_ptx_and_sass(reports, dump_dir):
     for move, kernel in reports:
         assert ".entry" in (dump_dir / f"{move}-{kernel}.ptx").read_text()
