@@ -13,10 +13,13 @@ command can exit with 128 + that number. Work that has nothing to report yet (re
 input, preparing a puzzle) calls ``check(what)``, which raises ``Interrupted`` once a stop is asked.
 
 A time limit is the other way a run stops: ``Deadline`` says when it runs out, once, and every loop that
-honours the limit asks the same object what is left.
+honours the limit asks the same object what is left. Compiled code that reads one flag only (the exact search
+inside a minimisation's uniqueness checks) gets ``halting(deadline)``'s, which either sets.
 """
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 from dataclasses import dataclass
 
@@ -79,3 +82,33 @@ class Deadline:
 
     def passed(self, now: float | None = None) -> bool:
         return self.at is not None and self.left(now) <= 0
+
+
+WATCH_SECONDS = 0.02  # how often ``halting``'s thread looks at the stop flag and the clock
+
+
+@contextlib.contextmanager
+def halting(deadline: Deadline, flag: np.ndarray | None = None):
+    """A flag for compiled loops that read one flag but must end on a stop request (``flag``, default ``FLAG``) or
+    at ``deadline``, whichever comes first: ``flag`` itself without a limit, else a fresh one that a thread sets
+    within ``WATCH_SECONDS`` of either (for as long as the ``with`` block runs)."""
+    flag = FLAG if flag is None else flag
+    if deadline.at is None:
+        yield flag
+        return
+    halt = np.array([1 if flag[0] or deadline.passed() else 0], dtype=np.uint8)
+    done = threading.Event()
+
+    def watch():
+        while not (flag[0] or deadline.passed()):
+            if done.wait(min(WATCH_SECONDS, max(deadline.left(), 0.0))):
+                return
+        halt[0] = 1
+
+    thread = threading.Thread(target=watch, name="gpu-sa-deadline", daemon=True)
+    thread.start()
+    try:
+        yield halt
+    finally:
+        done.set()
+        thread.join()

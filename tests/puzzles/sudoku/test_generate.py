@@ -116,7 +116,8 @@ def test_the_9x9_uniqueness_check_on_bitboards_answers_as_the_cell_mask_search()
             given = np.zeros(81, dtype=np.bool_)
             given[generator.choice(81, givens, replace=False)] = True
             skip = int(np.flatnonzero(given)[0])
-            got = empty._unique_without(grid, given, skip, peers, units, cell_units, full, 200_000, cand, masks)
+            got = empty._unique_without(grid, given, skip, peers, units, cell_units, full, 200_000, cand, masks,
+                                        np.zeros(1, dtype=np.uint8))
             kept = given.copy()
             kept[skip] = False
             found, _, gave_up = exact.search(np.where(kept, np.uint64(1) << grid.astype(np.uint64), full), peers,
@@ -213,9 +214,16 @@ def test_brute_force_says_unknown_when_its_budget_runs_out():
     grid = generate.grids(1, method="backtrack", seed=13)[0]
     greedy, annealed = (generate.minimize([grid], 3, method=method, seed=2, iterations=500)[0]
                         for method in ("greedy", "anneal"))
-    (result,) = generate.minimize([grid], 3, method="brute", seed=2, iterations=500, max_nodes=50)
+    # the budget is the grid's: the greedy pass's 81 steps, the anneal's 500 (at most half of what is left), and
+    # 50 search nodes more than those 500
+    (result,) = generate.minimize([grid], 3, method="brute", seed=2, iterations=500, max_nodes=81 + 2 * 500 + 50)
     assert result.proof == "unknown" and result.search_ended == "node_limit" and result.unique
     assert result.givens == min(greedy.givens, annealed.givens) and 0 < result.lower_bound < result.givens
+    assert (result.steps, result.nodes) == (81 + 500, 550)
+    # a budget that ends inside the greedy pass: its puzzle so far, unique, and no search
+    (short,) = generate.minimize([grid], 3, method="brute", seed=2, iterations=500, max_nodes=50)
+    assert short.unique and short.search_ended == "node_limit" and (short.steps, short.nodes, short.lower_bound) == (
+        50, 0, 0) and greedy.givens < short.givens < 81
     timed = generate.minimize([grid], 3, method="brute", seed=2, iterations=500, max_nodes=10**12, time_limit=0.2)[0]
     assert timed.proof == "unknown" and timed.search_ended == "time_limit" and timed.seconds < 5
 
@@ -236,16 +244,17 @@ def test_every_starting_unavoidable_set_is_unavoidable_and_minimal():
     incumbent = generate.minimize([grid], 3, method="greedy", seed=1)[0].puzzle >= 0
     tables = exact.tables(3)
     work = tuple(np.zeros(n, dtype=np.uint64) for n in (81, 81, 2, 2, 2, 2))
-    sets, sizes, count = brute._starting_sets(grid, brute._bitset(incumbent), tables, 200_000, work)
+    never = np.zeros(1, dtype=np.uint8)
+    sets, sizes, count = brute._starting_sets(grid, brute._bitset(incumbent), tables, 200_000, work, never)
     assert count > 50
     for s in range(count):
         cells = [c for c in range(81) if brute._has(sets[s], c)]
         outside = brute._bitset([c not in cells for c in range(81)])
         assert len(cells) == sizes[s] >= 4
-        assert brute._other_solution(grid, outside, tables, 200_000, work) == 1
+        assert brute._other_solution(grid, outside, tables, 200_000, work, never) == 1
         for cell in cells:
             brute._add(outside, cell)
-            assert brute._other_solution(grid, outside, tables, 200_000, work) == 0, "not minimal"
+            assert brute._other_solution(grid, outside, tables, 200_000, work, never) == 0, "not minimal"
             brute._drop(outside, cell)
 
 
@@ -296,6 +305,103 @@ def test_a_stop_request_ends_minimisation_within_a_second_and_keeps_what_was_don
     assert 1 <= len(results) < len(grid_list) and all(r.unique for r in results) and results[-1].stopped
     if method == "brute":
         assert all(r.proof == "unknown" and r.search_ended == "stopped" for r in results)
+
+
+# The second grid of `gpu-sa generate --order 4 --count 4 --seed 1`. Its puzzles of about 90 givens take the exact
+# solver more than the 1,024 branches after which it reads the stop flag: a Ctrl-C cut short the check of the answer,
+# read as "not unique" (exit 70, nothing printed).
+GRID16 = ("G21DFE847AB63C95B946A2D1CG35EF87CE58B9734FD16AG237AFG6C59E82B1D4DG7A81325C649EFB182E4CADB9FG7563F635EBG9D7"
+          "1AC24894CB65F7832EGDA1EBFGD42635A9187C4D82531BG6C7A9EFA197C8EG2B4F563D5C637F9A1DE84B2G2FE13G6CA45D87B985GC9A"
+          "4F627BD31E63D927B8E1GCF45A7AB41D5EF8932GC6")
+
+
+def _cells16(line):
+    return np.array(["123456789ABCDEFG".find(c) for c in line], dtype=np.int16)  # '.': -1
+
+
+def _unique_inside(grid_line, puzzle_line):
+    """The puzzle keeps to the grid's givens and has exactly one solution, the grid: proved here by the exact solver
+    (a flag of its own, which no stop request sets), whatever the minimiser says."""
+    grid, puzzle = _cells16(grid_line), _cells16(puzzle_line)
+    np.testing.assert_array_equal(puzzle[puzzle >= 0], grid[puzzle >= 0])
+    check = exact.count_solutions(puzzle, 4, limit=2, flag=np.zeros(1, dtype=np.uint8))
+    assert check.solutions == 1 and not check.gave_up and np.array_equal(check.solution, grid)
+    return int((puzzle >= 0).sum())
+
+
+def _minimizing16(path, *args):
+    """``gpu-sa minimize PATH --method brute`` in a process of its own, once this process has compiled (or loaded) what
+    it runs: numba's cache is on disk, so the process starts at once, and its clock and signals meet the work."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT, python_env
+
+    generate.minimize([_cells16(GRID16)], 4, method="brute", iterations=1, max_nodes=1)
+    return subprocess.Popen([sys.executable, "-m", "gpu_sa", "minimize", str(path), "--method", "brute", "--seed", "1",
+                             *map(str, args)], cwd=ROOT, env=python_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("iterations", [100_000, 10], ids=["in-the-anneal", "in-the-search"])
+def test_ctrl_c_in_a_16x16_brute_minimisation_prints_its_unique_puzzle_so_far_and_exits_130(tmp_path, iterations):
+    import signal
+
+    path = tmp_path / "grid16.txt"
+    path.write_text(GRID16 + "\n")
+    process = _minimizing16(path, "--json", "--iterations", iterations)
+    progress = process.stderr.readline()  # a second into the grid: the greedy pass is done (half a second)
+    time.sleep(0.5)  # 10 steps: the search (after the unavoidable sets, about half a second); 100,000: the anneal
+    assert process.poll() is None, progress + process.stderr.read()
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    ended = time.monotonic() - sent
+    assert progress.startswith("gpu-sa: 0 minimised after 1 s"), progress + err
+    assert process.returncode == 130 and "error" not in err, err
+    assert err.strip().splitlines()[-1] == "gpu-sa: stopped by SIGINT: 1 made"
+    (record,) = [json.loads(line) for line in out.splitlines()]
+    assert record["unique"] and record["stopped"] and record["proof"] == "unknown"
+    assert record["search_ended"] == "stopped" and record["givens"] == _unique_inside(GRID16, record["puzzle"]) < 256
+    assert ended < 2.0  # docs/cli.md: within about a second
+
+
+@pytest.mark.slow
+def test_a_time_limit_bounds_the_whole_16x16_brute_minimisation_and_says_the_minimum_is_unknown(tmp_path):
+    """--time-limit bounded the search only: the greedy pass and 100,000 annealing steps before it took 65-100 s."""
+    path = tmp_path / "grid16.txt"
+    path.write_text(GRID16 + "\n")
+    started = time.monotonic()
+    process = _minimizing16(path, "--time-limit", 2)
+    out, err = process.communicate(timeout=300)
+    seconds = time.monotonic() - started
+    assert process.returncode == 0, err
+    head, puzzle = out.splitlines()
+    givens = _unique_inside(GRID16, puzzle)
+    assert head.startswith(f"# {path}:1: {givens} givens, unique; minimum unknown (time limit), at least ")
+    assert seconds < 2 + 5  # its start-up (1-2 s on 2 cores) and a little more
+
+
+@pytest.mark.slow
+def test_a_node_budget_bounds_the_whole_minimisation_of_16x16_grids(tmp_path):
+    """--max-nodes bounded the search only: four grids took past 60 s, in their greedy passes and anneals."""
+    grids = run_cli("generate", "--order", 4, "--count", 4, "--seed", 1).stdout.split()
+    assert len(grids) == 4 and grids[1] == GRID16
+    path = tmp_path / "grids16.txt"
+    path.write_text("\n".join(grids) + "\n")
+    started = time.monotonic()
+    process = _minimizing16(path, "--max-nodes", 1000, "--json")
+    out, err = process.communicate(timeout=300)
+    seconds = time.monotonic() - started
+    assert process.returncode == 0, err
+    assert seconds < 40  # 7-12 s on 2 cores busy with other work
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["source"] for r in records] == [f"{path}:{i}" for i in range(1, 5)]
+    for grid, record in zip(grids, records):
+        assert record["givens"] == _unique_inside(grid, record["puzzle"]) and record["unique"]
+        assert record["search_ended"] == "node_limit" and record["proof"] == "unknown"
+        assert record["steps"] + record["nodes"] == 1000 and record["steps"] >= 256  # the greedy pass, whole
 
 
 @pytest.mark.parametrize("method,options", [

@@ -34,18 +34,20 @@ Bitsets: a set of cells is ``words`` uint64, cell c at bit c & 63 of word c >> 6
 """
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 
-from ....engine import rng
+from ....engine import rng, stop
 from ....engine.jit import njit
 from . import exact
 
 # the seed's deterministic search, on the bitboards at 9x9: the same nodes and first solution, so the same sets,
-# proofs and counts as the cell-mask search, 2.5-2.9x as fast (``exact.bitboard.search_any``)
-search_any = exact.bitboard.search_any
+# proofs and counts as the cell-mask search, 2.5-2.9x as fast (``exact.bitboard.search_any``, whose two searches
+# ``polled_search`` calls with a flag)
+search9, PEERS, CELLS_9X9 = exact.bitboard.search9, exact.bitboard.PEERS, exact.bitboard.CELLS
+search_core, COMPLETE = exact.backtracking.search_core, exact.backtracking.COMPLETE
+DETERMINISTIC, NEVER = exact.backtracking.DETERMINISTIC, exact.backtracking.NEVER
 
 TAG_BRUTE = np.uint32(0x42525554)  # "BRUT": the seeded tie-break order of cells
 ONE = np.uint64(1)
@@ -57,6 +59,21 @@ OUTCOMES = ("optimal", "node_limit", "stopped", "solver_gave_up", "time_limit")
 # What a node of the search is
 LEAF, BRANCH, DEAD = 0, 1, 2
 _philox = rng.philox
+
+
+@njit(cache=True, nogil=True)
+def polled_search(cand0, peers, units, cell_units, full, limit, max_nodes, solution, box_line, flag):
+    """``exact.bitboard.search_any`` (found, nodes, gave_up) that also reads ``flag[0]`` every 1,024 branches and
+    gives up once it is set: a uniqueness check is one bounded search, but at 16x16 and above one can take seconds,
+    and a stop request or a time limit must not wait for it. Until the flag is set: the same nodes and answer."""
+    if cand0.shape[0] == CELLS_9X9:
+        found, nodes, outcome = search9(cand0, PEERS, limit, max_nodes, flag, solution, box_line)
+        return found, nodes, outcome != COMPLETE
+    no_phases = np.zeros(0, dtype=np.uint64)
+    found, nodes, outcome = search_core(cand0, peers, units, cell_units, full, limit, max_nodes, solution, ZERO, flag,
+                                        np.uint32(0), np.uint32(0), DETERMINISTIC, np.full(1, NEVER, dtype=np.int64),
+                                        False, 0, np.zeros(0, dtype=np.int64), no_phases, no_phases)
+    return found, nodes, outcome != COMPLETE
 
 
 @njit(cache=True)
@@ -103,18 +120,18 @@ def _difference(grid, masks, differ):
 
 
 @njit(cache=True)
-def _other_solution(grid, given, tables, check_nodes, work):
+def _other_solution(grid, given, tables, check_nodes, work, flag):
     """Is there a solution of the givens (the cells of ``grid`` in bitset ``given``) other than ``grid``?
 
     1: yes, and ``work.differ`` holds the cells where it differs from ``grid``; 0: ``grid`` is the
-    only one; -1: the solver gave up (``check_nodes`` branches in one search).
+    only one; -1: the solver gave up (``check_nodes`` branches in one search, or ``flag[0]`` set).
     """
     peers, units, cell_units, full = tables
     cand, masks, differ = work[0], work[1], work[2]
     cells = grid.shape[0]
     for cell in range(cells):
         cand[cell] = (ONE << np.uint64(grid[cell])) if _has(given, cell) else full
-    found, nodes, gave_up = search_any(cand, peers, units, cell_units, full, 2, check_nodes, masks, False)
+    found, nodes, gave_up = polled_search(cand, peers, units, cell_units, full, 2, check_nodes, masks, False, flag)
     if gave_up:
         return -1
     if found < 2:
@@ -128,7 +145,7 @@ def _other_solution(grid, given, tables, check_nodes, work):
             continue
         digit = ONE << np.uint64(grid[cell])
         cand[cell] = full & ~digit
-        found, nodes, gave_up = search_any(cand, peers, units, cell_units, full, 1, check_nodes, masks, False)
+        found, nodes, gave_up = polled_search(cand, peers, units, cell_units, full, 1, check_nodes, masks, False, flag)
         if gave_up:
             return -1
         if found:
@@ -139,15 +156,16 @@ def _other_solution(grid, given, tables, check_nodes, work):
 
 
 @njit(cache=True)
-def _unavoidable(grid, given, tables, check_nodes, work):
-    """A minimal unavoidable set that ``given`` misses, in ``work.found``: 1; 0 if none (unique); -1 gave up.
+def _unavoidable(grid, given, tables, check_nodes, work, flag):
+    """A minimal unavoidable set that ``given`` misses, in ``work.found``: 1; 0 if none (unique); -1 gave up
+    (``flag``: as ``_other_solution``).
 
     The difference of a second solution, shrunk: a cell stays when the grid outside the set,
     plus that cell, has no other solution; else that other solution's difference (inside the
     set, without the cell) replaces the set. One pass is enough: a cell that stayed could not
     go from a larger set, so it cannot from a smaller one.
     """
-    answer = _other_solution(grid, given, tables, check_nodes, work)
+    answer = _other_solution(grid, given, tables, check_nodes, work, flag)
     if answer != 1:
         return answer
     differ, found, trial = work[2], work[3], work[4]
@@ -158,7 +176,7 @@ def _unavoidable(grid, given, tables, check_nodes, work):
         for w in range(found.shape[0]):
             trial[w] = ~found[w]
         _add(trial, cell)
-        answer = _other_solution(grid, trial, tables, check_nodes, work)
+        answer = _other_solution(grid, trial, tables, check_nodes, work, flag)
         if answer < 0:
             return -1
         if answer == 1:
@@ -232,7 +250,7 @@ def _digit_pair_sets(grid, units, sets, sizes, count):
 
 
 @njit(cache=True)
-def _mine(grid, region, last, sets, sizes, count, tables, check_nodes, work):
+def _mine(grid, region, last, sets, sizes, count, tables, check_nodes, work, flag):
     """Add unavoidable sets inside ``region``: with every cell outside it given, and one cell of each
     known set inside it, ask for a missed set, add it, give one of its cells (the ``last`` or the
     first), and again until none is missed."""
@@ -248,7 +266,7 @@ def _mine(grid, region, last, sets, sizes, count, tables, check_nodes, work):
                     if not last:
                         break
             _add(given, pick)
-    while _unavoidable(grid, given, tables, check_nodes, work) == 1:
+    while _unavoidable(grid, given, tables, check_nodes, work, flag) == 1:
         found = work[3]
         sets, sizes, count = _insert(sets, sizes, count, found)
         pick = -1
@@ -262,9 +280,10 @@ def _mine(grid, region, last, sets, sizes, count, tables, check_nodes, work):
 
 
 @njit(cache=True)
-def _starting_sets(grid, incumbent, tables, check_nodes, work):
+def _starting_sets(grid, incumbent, tables, check_nodes, work, flag):
     """(sets, sizes, count): the two-digit sets, sets mined on the cells of every three digits, and for
-    each given of the incumbent the missed set once it is removed."""
+    each given of the incumbent the missed set once it is removed; fewer once ``flag[0]`` is set (a stop or the
+    time limit: mining the 560 triples of digits of a 16x16 takes about 0.6 s, and a 25x25 has 2,300)."""
     units = tables[1]
     words = incumbent.shape[0]
     sets = np.zeros((256, words), dtype=np.uint64)
@@ -276,17 +295,21 @@ def _starting_sets(grid, incumbent, tables, check_nodes, work):
     for a in range(side):
         for b in range(a + 1, side):
             for c in range(b + 1, side):
+                if flag[0] != 0:
+                    return sets, sizes, count
                 region[:] = ZERO
                 for cell in range(cells):
                     if grid[cell] == a or grid[cell] == b or grid[cell] == c:
                         _add(region, cell)
-                sets, sizes, count = _mine(grid, region, False, sets, sizes, count, tables, check_nodes, work)
-                sets, sizes, count = _mine(grid, region, True, sets, sizes, count, tables, check_nodes, work)
+                sets, sizes, count = _mine(grid, region, False, sets, sizes, count, tables, check_nodes, work, flag)
+                sets, sizes, count = _mine(grid, region, True, sets, sizes, count, tables, check_nodes, work, flag)
     given = incumbent.copy()
     for cell in range(cells):
+        if flag[0] != 0:
+            break
         if _has(incumbent, cell):
             _drop(given, cell)
-            if _unavoidable(grid, given, tables, check_nodes, work) == 1:
+            if _unavoidable(grid, given, tables, check_nodes, work, flag) == 1:
                 sets, sizes, count = _insert(sets, sizes, count, work[3])
             _add(given, cell)
     return sets, sizes, count
@@ -381,13 +404,15 @@ def _tie_ranks(cells, index, key0, key1):
 
 
 @njit(nogil=True, cache=True)
-def prove(grid, within, incumbent, index, key0, key1, max_nodes, check_nodes, flag, deadline, tables, best):
+def prove(grid, within, incumbent, index, key0, key1, max_nodes, check_nodes, flag, tables, best):
     """Iterative deepening over the sizes below the incumbent's; see the module docstring.
 
     ``within`` (bitset): the cells that may be givens; ``incumbent`` (bitset): a unique puzzle
     inside it. ``best`` receives the smallest unique puzzle found (the incumbent if none is
     smaller). Returns (outcome, lower bound, nodes, checks, sets known): every unique puzzle
     inside ``within`` has at least ``lower bound`` givens; ``best`` has that many when OPTIMAL.
+    At most ``max_nodes`` nodes are looked at (NODE_LIMIT). ``flag[0]`` set (a stop request or the time limit:
+    the caller tells which) ends it at once, the uniqueness checks and the sets gathered first included: STOPPED.
     """
     cells = grid.shape[0]
     words = within.shape[0]
@@ -395,7 +420,7 @@ def prove(grid, within, incumbent, index, key0, key1, max_nodes, check_nodes, fl
     best[:] = incumbent
     work = (np.empty(cells, dtype=np.uint64), np.empty(cells, dtype=np.uint64), np.zeros(words, dtype=np.uint64),
             np.zeros(words, dtype=np.uint64), np.zeros(words, dtype=np.uint64), np.zeros(words, dtype=np.uint64))
-    sets, sizes, count = _starting_sets(grid, incumbent, tables, check_nodes, work)
+    sets, sizes, count = _starting_sets(grid, incumbent, tables, check_nodes, work, flag)
     rank = _tie_ranks(cells, index, key0, key1)
     given = np.zeros(words, dtype=np.uint64)
     excluded = np.zeros((upper + 1, words), dtype=np.uint64)
@@ -420,25 +445,23 @@ def prove(grid, within, incumbent, index, key0, key1, max_nodes, check_nodes, fl
         while depth >= 0:
             if fresh:
                 fresh = False
-                nodes += 1
                 if flag[0] != 0:
                     return STOPPED, size, nodes, checks, count
-                if deadline[0] != 0:
-                    return TIME_LIMIT, size, nodes, checks, count
-                if nodes > max_nodes:
+                if nodes >= max_nodes:
                     return NODE_LIMIT, size, nodes, checks, count
+                nodes += 1
                 while True:
                     kind, n, bound = _evaluate(sets, unmet[depth], n_unmet[depth], excluded[depth], rank,
                                                branch[depth], scratch)
                     if kind != LEAF:
                         break
                     checks += 1
-                    answer = _unavoidable(grid, given, tables, check_nodes, work)
+                    answer = _unavoidable(grid, given, tables, check_nodes, work, flag)
                     if answer == 0:
                         best[:] = given
                         return OPTIMAL, size, nodes, checks, count
-                    if answer < 0:
-                        return GAVE_UP, size, nodes, checks, count
+                    if answer < 0:  # a check cut short by the flag proves nothing either way
+                        return STOPPED if flag[0] != 0 else GAVE_UP, size, nodes, checks, count
                     sets, sizes, count = _insert(sets, sizes, count, work[3])
                     if count > unmet.shape[1]:
                         grown = np.zeros((upper + 1, sets.shape[0]), dtype=np.int64)
@@ -493,30 +516,23 @@ def _bitset(mask) -> np.ndarray:
 
 
 def smallest_unique(grid, order: int, *, within, incumbent, index: int, seed: int, max_nodes: int,
-                    time_limit: float | None, flag, check_nodes: int) -> Search:
+                    deadline: stop.Deadline = stop.Deadline(), flag, check_nodes: int) -> Search:
     """The search of the module docstring for one grid (0-based digits), givens among the cells ``within``.
 
     ``incumbent`` (bool per cell, inside ``within``, unique; ideally no single given of it
     removable) bounds it from above; ``flag`` (``gpu_sa.engine.stop.FLAG``) stops it; ``max_nodes``
-    and ``time_limit`` (seconds) bound it. For a node budget the answer depends only on the
-    input and (seed, index), which fix the tie-break order.
+    and ``deadline`` bound it, the uniqueness checks inside included. For a node budget the answer
+    depends only on the input and (seed, index), which fix the tie-break order.
     """
     tables = exact.tables(order)
     grid = np.ascontiguousarray(grid, dtype=np.int16)
-    deadline = np.zeros(1, dtype=np.uint8)
-    timer = None
-    if time_limit is not None:
-        timer = threading.Timer(time_limit, deadline.fill, args=(1,))
-        timer.daemon = True
-        timer.start()
     key0, key1 = rng.split_seed(seed)
     best = np.zeros((grid.shape[0] + 63) // 64, dtype=np.uint64)
-    try:
+    with stop.halting(deadline, flag) as halt:
         outcome, lower, nodes, checks, known = prove(grid, _bitset(within), _bitset(incumbent), index, key0, key1,
-                                                     int(max_nodes), int(check_nodes), flag, deadline, tables, best)
-    finally:
-        if timer is not None:
-            timer.cancel()
+                                                     int(max_nodes), int(check_nodes), halt, tables, best)
+    if outcome == STOPPED and not flag[0] and deadline.passed():
+        outcome = TIME_LIMIT
     puzzle = np.array([(int(best[c >> 6]) >> (c & 63)) & 1 for c in range(grid.shape[0])], dtype=bool)
     return Search(outcome=OUTCOMES[outcome], puzzle=puzzle, lower_bound=int(lower), nodes=int(nodes),
                   checks=int(checks), sets=int(known))

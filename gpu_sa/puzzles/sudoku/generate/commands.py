@@ -84,7 +84,7 @@ def _minimized(grids, results, seed, minimize_method):
         head = f"# {grid.label}: {result.givens} givens, unique"
         if result.proof is not None:
             record.update(proof=result.proof, lower_bound=result.lower_bound, search_ended=result.search_ended,
-                          nodes=result.nodes, checks=result.checks)
+                          nodes=result.nodes, checks=result.checks, steps=result.steps)
             head += ("; the minimum (proven)" if result.proof == "optimal" else
                      f"; minimum unknown ({result.search_ended.replace('_', ' ')}), at least {result.lower_bound}")
         yield Made(head + "\n" + _grid_text(text, grid.fmt), record)

@@ -9,18 +9,24 @@ Three methods (``MINIMIZE_METHODS``), uniqueness always proved by the exact solv
           The result is minimal (no single given can go), not the minimum.
   brute   the seed's brute force, pruned (``brute``): the smallest unique puzzle inside the
           input, proven; it starts from the smaller of greedy's and anneal's puzzles, so it never
-          has more givens than either; when its budget runs out: that puzzle, "unknown", and a
-          proven lower bound
+          has more givens than either (when its budget lets both run whole); when its budget runs
+          out: the smallest unique puzzle so far, "unknown", and a proven lower bound
 Random draws: Philox at counter (step, grid index, 0, TAG_CLUES), key = seed; brute's tie-break
 order at (cell, grid index, 0, TAG_BRUTE).
 
+Brute's budget (``max_nodes``, ``time_limit``) covers the whole of a grid: the greedy pass, the anneal
+and the search share it, in that order (``ANNEAL_SHARE``): at 16x16 the anneal's 100,000 default steps
+alone take about 90 s.
+
 Every compiled loop polls ``gpu_sa.engine.stop.FLAG`` once per step (a step is one bounded call of
-the exact solver), so a stop request ends it within a fraction of a second; what it had
-found is kept and marked ``stopped``.
+the exact solver), and the solver inside polls it every 1,024 branches, so a stop request ends it
+within a fraction of a second; what it had found is kept and marked ``stopped``. A puzzle is kept
+only once a check has proved it unique, so a check cut short keeps the puzzle before it.
 """
 from __future__ import annotations
 
 import collections
+import functools
 import math
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +38,7 @@ from ....engine import backends, rng, stop
 from ....engine.jit import njit
 from . import brute, exact
 
-search_any = exact.bitboard.search_any
+polled_search = brute.polled_search
 
 MINIMIZE_METHODS = ("anneal", "greedy", "brute")
 TAG_CLUES = np.uint32(0x434C5545)  # "CLUE"
@@ -42,16 +48,17 @@ _philox = rng.philox
 
 
 @njit(nogil=True, cache=True)
-def _unique_without(solution, given, skip, peers, units, cell_units, full, max_nodes, cand, masks):
-    """True when the givens (``given`` mask, minus cell ``skip``) have exactly one completion. A 9x9 is counted on
-    the bitboards with box-line (``exact.bitboard``: the same count in about a third of the time; within
-    CHECK_MAX_NODES either search ends every 9x9 check); other orders on the general search."""
+def _unique_without(solution, given, skip, peers, units, cell_units, full, max_nodes, cand, masks, flag):
+    """True when the givens (``given`` mask, minus cell ``skip``) have exactly one completion; False when not, or
+    not proven (``max_nodes`` branches, or ``flag[0]`` set). A 9x9 is counted on the bitboards with box-line
+    (``exact.bitboard``: the same count in about a third of the time; within CHECK_MAX_NODES either search ends
+    every 9x9 check); other orders on the general search."""
     for cell in range(solution.shape[0]):
         if given[cell] and cell != skip:
             cand[cell] = ONE << np.uint64(solution[cell])
         else:
             cand[cell] = full
-    found, nodes, gave_up = search_any(cand, peers, units, cell_units, full, 2, max_nodes, masks, True)
+    found, nodes, gave_up = polled_search(cand, peers, units, cell_units, full, 2, max_nodes, masks, True, flag)
     return found == 1 and not gave_up
 
 
@@ -67,7 +74,7 @@ def minimize_anneal(solution, within, index, key0, key1, iterations, t0, t_end, 
                     max_nodes, flag, best):
     """Seed 003's annealing over the givens among the cells ``within``; writes the best unique set to ``best``.
 
-    Returns (its size, stopped): ``stopped`` when ``flag[0]`` asked for a stop before the last step.
+    Returns (its size, stopped, steps taken): ``stopped`` when ``flag[0]`` asked for a stop before the last step.
     """
     cells = solution.shape[0]
     given = np.zeros(cells, dtype=np.bool_)
@@ -79,12 +86,12 @@ def minimize_anneal(solution, within, index, key0, key1, iterations, t0, t_end, 
     best_count = count
     for step in range(iterations):
         if flag[0] != 0:
-            return best_count, True
+            return best_count, True, step
         temperature = t0 + (t_end - t0) * step / max(iterations - 1, 1)
         w0, w1 = _word(step, index, key0, key1)
         cell = within[np.int64((np.uint64(w0) * np.uint64(within.shape[0])) >> SHIFT32)]
         if given[cell]:
-            if _unique_without(solution, given, cell, peers, units, cell_units, full, max_nodes, cand, masks):
+            if _unique_without(solution, given, cell, peers, units, cell_units, full, max_nodes, cand, masks, flag):
                 given[cell] = False
                 count -= 1
                 if count < best_count:
@@ -93,14 +100,16 @@ def minimize_anneal(solution, within, index, key0, key1, iterations, t0, t_end, 
         elif w1 < math.exp(-1.0 / temperature) * 4294967296.0:
             given[cell] = True
             count += 1
-    return best_count, False
+    return best_count, False, iterations
 
 
 @njit(nogil=True, cache=True)
-def minimize_greedy(solution, within, index, key0, key1, peers, units, cell_units, full, max_nodes, flag, best):
-    """One pass over the cells ``within`` in random order, removing every given whose removal keeps it unique.
+def minimize_greedy(solution, within, index, key0, key1, peers, units, cell_units, full, max_nodes, max_steps, flag,
+                    best):
+    """One pass over the cells ``within`` in random order, removing every given whose removal keeps it unique; the
+    first ``max_steps`` cells of that order only, when fewer.
 
-    Returns (givens left, stopped), as ``minimize_anneal``.
+    Returns (givens left, stopped, steps taken), as ``minimize_anneal``.
     """
     cells = solution.shape[0]
     order = within.copy()
@@ -115,14 +124,15 @@ def minimize_greedy(solution, within, index, key0, key1, peers, units, cell_unit
     cand = np.empty(cells, dtype=np.uint64)
     masks = np.empty(cells, dtype=np.uint64)
     count = order.shape[0]
-    for k in range(order.shape[0]):
+    steps = min(order.shape[0], max_steps)
+    for k in range(steps):
         if flag[0] != 0:
-            return count, True
+            return count, True, k
         cell = order[k]
-        if _unique_without(solution, best, cell, peers, units, cell_units, full, max_nodes, cand, masks):
+        if _unique_without(solution, best, cell, peers, units, cell_units, full, max_nodes, cand, masks, flag):
             best[cell] = False
             count -= 1
-    return count, False
+    return count, False, steps
 
 
 @dataclass(frozen=True)
@@ -139,6 +149,7 @@ class Minimized:
     search_ended: str | None = None  # optimal | node_limit | time_limit | stopped | solver_gave_up
     nodes: int | None = None  # sets of givens the search looked at
     checks: int | None = None  # exact-solver questions "another solution?"
+    steps: int | None = None  # steps of the greedy pass and the anneal before the search (``max_nodes`` counts them)
 
 
 DEFAULT_ITERATIONS = 100_000  # bench/generate.py: median 21 givens over 100 grids, 0.11-0.12 s each on 2 cores
@@ -146,6 +157,11 @@ CHECK_MAX_NODES = 200_000  # one uniqueness check gives up after this many solve
 DEFAULT_BRUTE_NODES = 1_000_000
 # What each method runs before its own search: brute starts from the smaller of two heuristics' puzzles
 HEURISTICS = {"anneal": ("anneal",), "greedy": ("greedy",), "brute": ("greedy", "anneal")}
+# Brute's budget, ``max_nodes`` and ``time_limit``, is the grid's: the greedy pass's steps (one uniqueness check
+# each) come out of it first, then the anneal's, then the search's nodes. The anneal takes at most this share of what
+# the greedy pass left, in steps and in seconds, so that a budget near --iterations (or a time limit at 16x16, where
+# 100,000 steps take 90 s) still leaves the search something to prove a lower bound with.
+ANNEAL_SHARE = 0.5
 
 
 def minimize_stream(puzzles, order: int, *, method: str = "anneal", seed: int = 0,
@@ -158,7 +174,7 @@ def minimize_stream(puzzles, order: int, *, method: str = "anneal", seed: int = 
     solution (0-based digits, -1 = empty); only an input's givens may stay. Input i draws from
     (seed, i), so the results do not depend on ``threads`` (default: every core).
     ``iterations``, ``t0``, ``t_end``: anneal. ``max_nodes`` and ``time_limit`` (seconds):
-    brute's budget per input.
+    brute's budget per input, its greedy pass and anneal included (``ANNEAL_SHARE``).
 
     A stop request (``gpu_sa.engine.stop.request()``) ends the stream early: inputs in progress are
     yielded with ``stopped=True`` (their puzzles still unique), later ones are not started.
@@ -177,46 +193,93 @@ def minimize_stream(puzzles, order: int, *, method: str = "anneal", seed: int = 
     peers, units, cell_units, full = exact.tables(order)
     key0, key1 = rng.split_seed(seed)
 
-    def heuristic(name, solution, within, index, best):
+    def heuristic(name, solution, within, index, best, steps, flag):
+        """(stopped, steps taken) of ``name`` for at most ``steps`` steps; ``flag`` stops it."""
         if name == "anneal":
-            return minimize_anneal(solution, within, index, key0, key1, int(iterations), float(t0), float(t_end), peers,
-                                   units, cell_units, full, CHECK_MAX_NODES, stop.FLAG, best)[1]
+            return minimize_anneal(solution, within, index, key0, key1, int(steps), float(t0), float(t_end), peers,
+                                   units, cell_units, full, CHECK_MAX_NODES, flag, best)[1:]
         return minimize_greedy(solution, within, index, key0, key1, peers, units, cell_units, full, CHECK_MAX_NODES,
-                               stop.FLAG, best)[1]
+                               int(steps), flag, best)[1:]
 
     def one(index, given):
+        if method == "brute":
+            _compiled()
         if stop.requested():
             return None
         start = time.perf_counter()
-        solution, within = _solution_and_cells(given, order, index)
-        best, stopped = None, False
+        deadline = stop.Deadline.after(time_limit if method == "brute" else None, start=start)
+        found = _solution_and_cells(given, order, index)
+        if found is None:  # a stop request cut short the check of an input puzzle: nothing to report
+            return None
+        solution, within = found
+        cells = solution.shape[0]
+        budget = int(max_nodes) if method == "brute" else None  # what is left of brute's (ANNEAL_SHARE)
+        best, halted = None, False
         for name in HEURISTICS[method]:
-            found = np.zeros(solution.shape[0], dtype=np.bool_)
-            stopped = heuristic(name, solution, within, index, found)
+            steps, share = (within.shape[0] if name == "greedy" else int(iterations)), deadline
+            if budget is not None and name == "anneal":
+                steps = min(steps, int(budget * ANNEAL_SHARE))
+                if deadline.at is not None:
+                    share = stop.Deadline(time.perf_counter() + deadline.left() * ANNEAL_SHARE)
+            elif budget is not None:
+                steps = min(steps, budget)
+            if steps <= 0:
+                continue
+            found = np.zeros(cells, dtype=np.bool_)
+            with stop.halting(share) as flag:
+                halted, taken = heuristic(name, solution, within, index, found, steps, flag)
+            if budget is not None:
+                budget -= taken
             if best is None or found.sum() < best.sum():
                 best = found
-            if stopped:
+            halted = halted and (stop.requested() or deadline.passed())  # not when only the anneal's share ran out
+            if halted:
                 break
+        if best is None:  # a budget of 0: no step at all, the input as it is
+            best = np.zeros(cells, dtype=np.bool_)
+            best[within] = True
         extra = {}
-        if method == "brute" and not stopped:
-            inside = np.zeros(solution.shape[0], dtype=np.bool_)
+        if method == "brute":
+            extra = dict(proof="unknown", lower_bound=0, nodes=0, checks=0, steps=int(max_nodes) - budget,
+                         search_ended=("stopped" if stop.requested() else "time_limit") if halted else "node_limit")
+        if method == "brute" and not halted and budget > 0:
+            inside = np.zeros(cells, dtype=np.bool_)
             inside[within] = True
             search = brute.smallest_unique(solution, order, within=inside, incumbent=best, index=index, seed=seed,
-                                           max_nodes=max_nodes, time_limit=time_limit, flag=stop.FLAG,
+                                           max_nodes=budget, deadline=deadline, flag=stop.FLAG,
                                            check_nodes=CHECK_MAX_NODES)
-            best, stopped = search.puzzle, search.outcome == "stopped"
-            extra = dict(proof="optimal" if search.outcome == "optimal" else "unknown",
+            best, halted = search.puzzle, search.outcome in ("stopped", "time_limit")
+            extra.update(proof="optimal" if search.outcome == "optimal" else "unknown",
                          lower_bound=search.lower_bound, search_ended=search.outcome, nodes=search.nodes,
                          checks=search.checks)
-        elif method == "brute":
-            extra = dict(proof="unknown", lower_bound=0, search_ended="stopped", nodes=0, checks=0)
         puzzle = np.where(best, solution, -1).astype(np.int16)
-        check = exact.count_solutions(puzzle, order, limit=2)
+        # Every puzzle kept on the way was proved unique by a check of its own; this one proves it again, from
+        # scratch, with a flag of its own that no stop request sets: cut short, it would read "not unique", and a
+        # Ctrl-C would turn the puzzle so far into an internal error wherever a check takes more than the 1,024
+        # branches after which the solver reads the flag (16x16 and up). It costs one check of the kind each step made.
+        check = exact.count_solutions(puzzle, order, limit=2, flag=np.zeros(1, dtype=np.uint8))
         unique = check.solutions == 1 and not check.gave_up and np.array_equal(check.solution, solution)
         return Minimized(puzzle=puzzle, givens=int(best.sum()), unique=unique, solution=solution,
-                         stopped=bool(stopped), seconds=time.perf_counter() - start, **extra)
+                         stopped=bool(halted and stop.requested()), seconds=time.perf_counter() - start, **extra)
 
     return _in_order(one, puzzles, threads or backends.available_cores())
+
+
+@functools.cache
+def _compiled() -> bool:
+    """Brute's compiled parts, compiled (or loaded from numba's cache) on a 4x4 grid before a grid's clock starts:
+    compiled inside it, a first run's 1-2 minutes of compilation went into the first grid's time limit."""
+    grid = np.array([0, 1, 2, 3, 2, 3, 0, 1, 1, 0, 3, 2, 3, 2, 1, 0], dtype=np.int16)
+    within = np.arange(16)
+    peers, units, cell_units, full = exact.tables(2)
+    key0, key1 = rng.split_seed(0)
+    flag, best = np.zeros(1, dtype=np.uint8), np.zeros(16, dtype=np.bool_)
+    minimize_greedy(grid, within, 0, key0, key1, peers, units, cell_units, full, CHECK_MAX_NODES, 1, flag, best)
+    minimize_anneal(grid, within, 0, key0, key1, 1, 1.0, 0.15, peers, units, cell_units, full, CHECK_MAX_NODES, flag,
+                    best)
+    bits = brute._bitset(np.ones(16, dtype=np.bool_))
+    brute.prove(grid, bits, bits, 0, key0, key1, 0, CHECK_MAX_NODES, flag, exact.tables(2), bits.copy())
+    return True
 
 
 def minimize(puzzles, order: int, **options) -> list[Minimized]:
@@ -225,11 +288,16 @@ def minimize(puzzles, order: int, **options) -> list[Minimized]:
 
 
 def _solution_and_cells(given, order, index):
-    """(the unique solution, the cells that may stay given) of one input; ValueError if it has no unique solution."""
-    given = np.ascontiguousarray(given, dtype=np.int16)
+    """(the unique solution, the cells that may stay given) of one input; ValueError if it has no unique solution;
+    None if a stop request cut its check short."""
+    # a writable copy whatever the input (the command line's parsed grids are read-only): numba compiles a read-only
+    # array apart, which ``_compiled`` does not, and each version takes a minute or two
+    given = np.array(given, dtype=np.int16)
     if (given >= 0).all():
         return given, np.arange(given.shape[0])
     check = exact.count_solutions(given, order, limit=2)
+    if check.interrupted:
+        return None
     if check.solutions != 1 or check.gave_up:
         found = "no solution" if check.solutions == 0 else "more than one solution"
         raise ValueError(f"input {index + 1} has {'an unknown number of solutions' if check.gave_up else found}: "
