@@ -3,11 +3,13 @@
 Each answer is an ``Answer``: a JSON record and a text for people, built here so that every
 front end (the command line, the web page) reports the same things. Sizes are checked before
 any allocation: a chain count whose states do not fit in memory, or that runs past the 2**32
-chain indices of the random streams, is one line, not a MemoryError.
+chain indices of the random streams, and a replica exchange table that does not fit, are one line,
+not a MemoryError.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -79,15 +81,28 @@ def temperature_list(text: str) -> list[float]:
     return values
 
 
-def check_chains(anneal_move, chains: int, trials: int | None) -> None:
-    """One line, before allocating, when the chains cannot fit in memory or in the chain indices."""
+def check_chains(anneal_move, chains: int, trials: int | None, law: schedule_module.Schedule | None = None) -> None:
+    """One line, before allocating, when the chains (and the replica exchange table of ``law``, a ladder) cannot
+    fit in memory or in the chain indices."""
     from ..engine.limits import check_memory
 
     check_memory(state_bytes(anneal_move, chains), f"--chains {chains}: {chains:,} chains")
+    if law is not None and law.levels > 1:
+        pairs, gaps = _exchange_shape(law, anneal_move.cost_bound)
+        check_memory(pairs * gaps * 4, f"--replicas {law.levels}: the replica exchange table ({pairs:,} rung pairs x "
+                                       f"{gaps:,} cost gaps)")
     runs = chains * max(trials or 1, 1)
     if runs > runner.CHAIN_INDICES:
         raise UsageError(f"--chains {chains} x --trials {trials} = {runs:,} chains in all: at most "
                          f"{runner.CHAIN_INDICES:,} (each chain has its own random stream, numbered in 32 bits)")
+
+
+@functools.lru_cache(maxsize=8)
+def _exchange_shape(law, cost_bound):
+    """``exchange_shape`` of a ladder, once per file: its puzzles mostly share one (R rungs to look at each time)."""
+    from ..engine.exchange import exchange_shape
+
+    return exchange_shape(law.rungs(), cost_bound)
 
 
 def dump_paths(path: str | None, count: int, *, overwrite: bool = False) -> list[str | None]:
@@ -146,12 +161,16 @@ def contradiction(puzzle, method, seed) -> Answer:
 def anneal_batches(puzzles, schedules, *, backend, options: runner.Options, batch: int | None, fmt: str | None,
                    check_unique: bool, progress=None):
     """Answers of every puzzle in input order, those of one shape and schedule annealed ``batch`` at a time in
-    one launch (``runner.anneal_many``); contradicted puzzles answered at once."""
+    one launch (``runner.anneal_many``); contradicted puzzles answered at once. ``progress`` gets the runner's
+    records, one per chunk and running puzzle, each ``index`` the puzzle's position in ``puzzles``."""
     pending = []  # (position, puzzle, schedule) waiting for the runner, in order
 
     def flush():
         group = [(p, s) for _, p, s in pending]
-        results = runner.anneal_many([p for p, _ in group], batch=batch, backend=backend, progress=progress,
+        positions = [position for position, _, _ in pending]
+        relay = None if progress is None else (
+            lambda record: progress(replace(record, index=positions[record.index])))  # the runner's: in the group
+        results = runner.anneal_many([p for p, _ in group], batch=batch, backend=backend, progress=relay,
                                      options=options, schedule=group[0][1])
         for (puzzle, _), result in zip(group, results):
             yield annealed(puzzle, result, fmt, check_unique)

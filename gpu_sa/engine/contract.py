@@ -459,6 +459,9 @@ class AnnealMove:
     # or None for the runner's defaults (measured on Sudoku)
     schedule_defaults: tuple | None = None
     puzzles: int = 1
+    # the largest cost a chain can ever hold (None: not known), a proven bound: no replica exchange compares costs
+    # further apart, so the exchange table needs no column past it (``gpu_sa.engine.exchange``)
+    cost_bound: int | None = None
 
 
 def smallest_unsigned(largest: int):
@@ -505,4 +508,5 @@ def stack_moves(moves: list[AnnealMove]) -> AnnealMove:
         first, tables=type(first.tables)(*fields), puzzles=sum(m.puzzles for m in moves),
         config_size=max(m.config_size for m in moves), counts_size=max(m.counts_size for m in moves),
         memory_size=max(m.memory_size for m in moves),
-        max_delta=max(m.max_delta for m in moves))
+        max_delta=max(m.max_delta for m in moves),
+        cost_bound=None if any(m.cost_bound is None for m in moves) else max(m.cost_bound for m in moves))

@@ -45,7 +45,7 @@ from . import backends as backends_module
 from . import limits, rng
 from . import schedule as schedule_module
 from . import stop as stop_module
-from .exchange import exchange_table
+from .exchange import exchange_shape, exchange_table
 from .kernels import NO_EXCHANGE, Chains, Chunk
 from .contract import AnnealMove, ChainState, stack_moves, state_arrays, state_bytes
 # The default laws live with the laws, below both the backends and this module; their names stay here too.
@@ -55,6 +55,7 @@ from .schedule import (DEFAULT_PLATEAUS, DEFAULT_T0, DEFAULT_T_END, default_ladd
 TARGET_CHUNK_SECONDS = 0.25
 EARLY_STOP_SLACK = 0.125  # a chunk is at most this share of the trial's moves so far (see _next_chunk)
 MAX_CHUNK_PLATEAUS = 1 << 16  # bounds the acceptance table sent per launch
+CHUNK_TABLE_BYTES = 256 << 20  # and so does this, where a plateau's rows are wide (chunk_plateaus)
 PROBE_PROPOSALS = 1 << 16  # the first chunk's proposals at most (chains x moves): it measures the rate
 MAX_LAUNCH_MOVES = 1 << 30  # the kernels count a launch's moves in 32 bits
 DEFAULT_CHAINS = {"cpu": 256, "numpy": 64}  # cuda: enough to fill the device (backends.CudaBackend.default_chains)
@@ -65,20 +66,22 @@ CHAIN_INDICES = 2**32  # chain indices are one 32-bit word of the Philox counter
 
 @dataclass(frozen=True)
 class Progress:
-    """One record per chunk: what the progress line, ``--trace`` and the web page show."""
+    """One record per chunk and running puzzle, of that puzzle's chains alone: what the progress line, ``--trace``
+    and the web page show. A batch's puzzles share each chunk: its records come one per puzzle still in its trial,
+    in slot order, with the same ``seconds``, ``moves`` and ``plateau``."""
 
-    seconds: float  # since the first move
+    seconds: float  # since the first move of this trial (every puzzle of a batch starts its trial then)
     moves: int  # per chain, so far in this trial
     max_moves: int  # per chain and trial
-    best_cost: int  # lowest cost any running chain has reached in this trial
+    best_cost: int  # lowest cost any of the puzzle's chains has reached in this trial
     temperature: float  # at the chunk's last plateau (the coldest rung with replicas)
-    proposals_per_second: float  # of this chunk's launch alone
-    trial: int = 1  # 1-based (with a batch: the highest trial among running puzzles)
+    proposals_per_second: float  # the puzzle's chains' proposals in this chunk's launch, by the launch's seconds
+    trial: int = 1  # 1-based, the puzzle's own
     plateau: int = 0  # index of the chunk's last plateau in the schedule
-    mean_cost: float = 0.0  # mean current cost over the running chains at the chunk's end
-    acceptance: float = 0.0  # accepted / proposed moves within this chunk, over every running chain
+    mean_cost: float = 0.0  # mean current cost over the puzzle's chains at the chunk's end
+    acceptance: float = 0.0  # accepted / proposed moves within this chunk, over the puzzle's chains
     exchange_rates: tuple = ()  # replica exchange: accepted / attempted per pair of rungs, this trial so far
-    puzzles_done: int = 0  # batches: puzzles finished so far (1 puzzle: 0 until it ends)
+    index: int = 0  # which puzzle: its position in the input of anneal_many (as Result.index; anneal: 0)
 
 
 @dataclass(frozen=True)
@@ -210,9 +213,10 @@ def taking_the_options(function):
 
 
 class Hooks(NamedTuple):
-    """What a run calls back: ``progress`` with a Progress per chunk; ``stop_when`` asked between chunks (true:
-    stop, like a stop request); ``on_ready`` once the chains are set up (allocated, compiled), right before their
-    first move; ``on_chunk`` after every chunk with the moves per chain the trial has made."""
+    """What a run calls back: ``progress`` with a Progress per chunk and running puzzle (its ``index`` says which);
+    ``stop_when`` asked between chunks (true: stop, like a stop request); ``on_ready`` once the chains are set up
+    (allocated, compiled), right before their first move; ``on_chunk`` after every chunk (after its progress
+    records) with the moves per chain the trial has made."""
 
     progress: Callable[[Progress], None] | None = None
     stop_when: Callable[[], bool] | None = None
@@ -262,7 +266,8 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, backend="auto",
     ``backend.default_chains`` when it runs alone (``batch=1``, or a single puzzle) and
     ``backend.dataset_chains`` when several share the launches (the same on the CPU; on a GPU, a
     share of the device instead of all of it). A chain's trajectory never depends on the batch: for
-    the same ``chains``, every answer is the same alone or batched.
+    the same ``chains``, every answer is the same alone or batched. ``progress`` gets a record per chunk for each
+    puzzle still in its trial, of its own chains (``Progress.index``: its position in ``puzzles``).
     """
     entered = time.perf_counter()  # a generator's body runs at the first next(): the caller's clock is running
     if isinstance(backend, str) and backend != "auto":  # auto is decided at the first puzzle's move (its cpu_preferred)
@@ -406,8 +411,8 @@ class _Batch:
             raise ValueError(f"chains ({rows}) must be a multiple of the replicas ({self.replicas})")
         self.max_moves, self.trials = options.budget(self.first_move, self.schedule, rows)
         self.interval = options.exchange_interval or self.schedule.plateau_length
-        self.exchange_table = (exchange_table(self.schedule.rungs()) if self.replicas > 1
-                               else np.zeros((1, 1), dtype=np.uint32))
+        # a ladder's is made for the puzzles in the slots (_restack)
+        self.exchange_table = None if self.replicas > 1 else np.zeros((1, 1), dtype=np.uint32)
         self.key0, self.key1 = rng.split_seed(options.seed)
         self.rows = rows
         self.slots: list[_Slot | None] = [_Slot(*first)]
@@ -516,6 +521,13 @@ class _Batch:
     def _restack(self):
         live = next(slot.move for slot in self.slots if slot is not None)
         self.move = stack_moves([slot.move if slot is not None else live for slot in self.slots])
+        if self.replicas > 1:
+            # as wide as the costs of the puzzles in the slots can be apart; a wider table decides the same (the
+            # columns it adds are gaps that never occur), so it is made again only when a puzzle needs more
+            rungs = self.schedule.rungs()
+            table = self.exchange_table
+            if table is None or exchange_shape(rungs, self.move.cost_bound)[1] > table.shape[1]:
+                self.exchange_table = exchange_table(rungs, self.move.cost_bound)
 
     def _next_round(self):
         """At a round's end: unsolved puzzles start their next trial, finished ones leave their slot."""
@@ -549,6 +561,7 @@ class _Batch:
         # many chains keep the doubling chunks (capped, 81-move chunks of a 9x9 on the web page delayed its Stop)
         few_chains = self.move.chains_per_core is not None
         chunk = options.chunk_moves or floor
+        most_plateaus = chunk_plateaus(self.replicas, self.move.max_delta)
         moves_done = 0
         start = time.perf_counter()
         for slot, flag in zip(self.slots, running):
@@ -597,7 +610,8 @@ class _Batch:
                     self._end_trial(position, "stalled", running)
             if options.chunk_moves is None:
                 chunk = _next_chunk(chunk, launched, chunk_seconds, length, self._time_left(running, now),
-                                    early_stop=(floor, moves_done) if options.early_stop and few_chains else None)
+                                    early_stop=(floor, moves_done) if options.early_stop and few_chains else None,
+                                    most_plateaus=most_plateaus)
         for position in range(len(self.slots)):
             if running[position]:
                 self._end_trial(position, "max_moves", running)
@@ -670,25 +684,28 @@ class _Batch:
             yield self.done.pop(self.order.pop(0))
 
     def _report(self, running, lowest, launched, launch_seconds, moves_done, accepted_before, elapsed):
+        """One Progress per running puzzle, in slot order, each of that puzzle's chains alone: records of several
+        puzzles mixed into one had a best cost that rose again when the best puzzle left the batch."""
         cost, accepted = self.backend.current(self.state)
-        positions = [p for p, flag in enumerate(running) if flag] or [p for p, s in enumerate(self.slots) if s]
-        rows = np.concatenate([np.arange(p * self.rows, (p + 1) * self.rows) for p in positions])
-        total = launched * rows.size
+        proposals = launched * self.rows  # per puzzle
         plateau = (moves_done - 1) // self.schedule.plateau_length if moves_done else 0
-        rates = ()
-        if self.replicas > 1:
-            _, exchanges = self.backend.levels(self.state)
-            per_pair = np.asarray(exchanges[rows]).reshape(-1, self.replicas)[:, :-1].sum(axis=0)
-            attempts = exchange_attempts(self.replicas - 1, moves_done // self.interval, rows.size // self.replicas)
-            rates = tuple(float(a) / int(t) if t else 0.0 for a, t in zip(per_pair, attempts))
-        self.hooks.progress(Progress(
-            seconds=elapsed, moves=moves_done, max_moves=self.max_moves, best_cost=int(min(lowest[p] for p in positions)),
-            temperature=float(self.schedule.temperatures(plateau, plateau + 1)[0]),
-            proposals_per_second=total / max(launch_seconds, 1e-9),
-            trial=1 + max(self.slots[p].trial for p in positions), plateau=plateau,
-            mean_cost=float(cost[rows].mean()),
-            acceptance=float((accepted[rows] - accepted_before[rows]).sum()) / max(total, 1),
-            exchange_rates=rates, puzzles_done=len(self.done)))
+        temperature = float(self.schedule.temperatures(plateau, plateau + 1)[0])
+        exchanges = self.backend.levels(self.state)[1] if self.replicas > 1 else None
+        for position, flag in enumerate(running):
+            if not flag:
+                continue
+            slot, rows = self.slots[position], self._rows(position)
+            rates = ()
+            if exchanges is not None:
+                per_pair = np.asarray(exchanges[rows]).reshape(-1, self.replicas)[:, :-1].sum(axis=0)
+                attempts = exchange_attempts(self.replicas - 1, moves_done // self.interval, self.rows // self.replicas)
+                rates = tuple(float(a) / int(t) if t else 0.0 for a, t in zip(per_pair, attempts))
+            self.hooks.progress(Progress(
+                seconds=elapsed, moves=moves_done, max_moves=self.max_moves, best_cost=int(lowest[position]),
+                temperature=temperature, proposals_per_second=proposals / max(launch_seconds, 1e-9),
+                trial=slot.trial + 1, plateau=plateau, mean_cost=float(cost[rows].mean()),
+                acceptance=float((accepted[rows] - accepted_before[rows]).sum()) / max(proposals, 1),
+                exchange_rates=rates, index=slot.index))
         return accepted.copy()
 
 
@@ -699,7 +716,15 @@ def first_chunk(plateau_length: int, rows: int) -> int:
     return max(1, min(plateau_length, PROBE_PROPOSALS // max(rows, 1)))
 
 
-def _next_chunk(chunk, launched, chunk_seconds, plateau_length, time_left, early_stop=None):
+def chunk_plateaus(levels: int, max_delta: int) -> int:
+    """Plateaus a chunk may span: MAX_CHUNK_PLATEAUS, fewer where their acceptance rows (``levels`` x (``max_delta``
+    + 1) uint32 each, made through float64) would pass CHUNK_TABLE_BYTES (a ladder of 65,536 rungs has 3.8 MiB of
+    them per plateau with move swap); one at least. Chunks only decide where a run may stop: no answer changes."""
+    return max(1, min(MAX_CHUNK_PLATEAUS, CHUNK_TABLE_BYTES // (levels * (max_delta + 1) * 12)))
+
+
+def _next_chunk(chunk, launched, chunk_seconds, plateau_length, time_left, early_stop=None,
+                most_plateaus=MAX_CHUNK_PLATEAUS):
     """The next chunk's moves, from the last one (``chunk`` planned, ``launched`` run in ``chunk_seconds``):
     doubled while a chunk takes less than half the target (the same sequence whatever the machine, as long
     as chunks are quick), cut down to the measured rate when one took more than twice the target, so that a
@@ -708,7 +733,8 @@ def _next_chunk(chunk, launched, chunk_seconds, plateau_length, time_left, early
     chunk's end, so a chunk is also at most EARLY_STOP_SLACK of the moves done so far (or the first chunk's
     length): chunks that doubled up to the moves done would report a solve up to twice as late as it happened
     (move tabu at 36x36: solved at 93 thousand moves, reported at 165 thousand). Counted in moves, not seconds,
-    so that the sequence does not depend on the machine's speed."""
+    so that the sequence does not depend on the machine's speed. A chunk spans at most ``most_plateaus`` plateaus
+    (``chunk_plateaus``)."""
     if chunk_seconds < TARGET_CHUNK_SECONDS / 2:
         chunk *= 2
     elif chunk_seconds > TARGET_CHUNK_SECONDS * 2:
@@ -720,7 +746,7 @@ def _next_chunk(chunk, launched, chunk_seconds, plateau_length, time_left, early
         # do not overshoot the time limit by more than about one target chunk
         rate = launched / chunk_seconds
         chunk = min(chunk, int(min(rate * max(time_left, TARGET_CHUNK_SECONDS), MAX_LAUNCH_MOVES)))
-    return max(1, min(chunk, MAX_CHUNK_PLATEAUS * plateau_length, MAX_LAUNCH_MOVES))
+    return max(1, min(chunk, most_plateaus * plateau_length, MAX_LAUNCH_MOVES))
 
 
 def _check_positive_int(name, value):

@@ -1,14 +1,19 @@
-"""Traces of a run: one record per chunk of moves, as JSON Lines or CSV.
+"""Traces of a run: one record per chunk of moves and puzzle, as JSON Lines or CSV.
 
     with TraceWriter("run.jsonl") as trace:
         gpu_sa.anneal(puzzle, progress=trace.recorder(puzzle.label))
+        list(runner.anneal_many(puzzles, progress=trace.recorder([p.label for p in puzzles])))
     records = read("run.jsonl")
 
-A record is the puzzle's label followed by every field of ``gpu_sa.engine.runner.Progress``
-(``FIELDS`` first, in that order; fields the runner adds later pass through after them):
+A record is the puzzle's label followed by every field of ``gpu_sa.engine.runner.Progress`` but
+``index``, which the label stands for (``FIELDS`` first, in that order; fields the runner adds
+later pass through after them):
 
     puzzle, trial, moves, seconds, plateau, temperature, best_cost, mean_cost, acceptance,
-    proposals_per_second, max_moves, ...
+    proposals_per_second, max_moves, exchange_rates, ...
+
+A batch of puzzles sharing the launches gives each chunk one record per puzzle still in its
+trial, each of that puzzle's chains alone: a trace is per puzzle whatever the batching.
 
 The format follows the name: ``.csv`` is CSV with a header line, anything else JSON Lines.
 Each record is flushed as it is written, so a run that is killed keeps its trace up to its
@@ -48,8 +53,10 @@ class TraceWriter:
         self.records = 0
 
     def write(self, puzzle_label: str, progress) -> None:
-        """Append one record: ``puzzle_label`` and every field of ``progress`` (a runner.Progress)."""
+        """Append one record: ``puzzle_label`` and every field of ``progress`` (a runner.Progress) but its
+        ``index``, the puzzle's position in the run's input, which the label names."""
         fields = dataclasses.asdict(progress) if dataclasses.is_dataclass(progress) else dict(progress)
+        fields.pop("index", None)
         record = {"puzzle": puzzle_label}
         record.update((name, fields.pop(name)) for name in FIELDS[1:] if name in fields)
         record.update(fields)
@@ -60,9 +67,14 @@ class TraceWriter:
         self._file.flush()
         self.records += 1
 
-    def recorder(self, puzzle_label: str):
-        """A ``progress`` callable for ``gpu_sa.anneal`` that writes every record under ``puzzle_label``."""
-        return lambda progress: self.write(puzzle_label, progress)
+    def recorder(self, labels):
+        """A ``progress`` callable that writes every record under its puzzle's label: ``labels`` is the label of
+        ``gpu_sa.anneal``'s puzzle, or the labels of ``runner.anneal_many``'s puzzles in input order (a record's
+        ``index`` picks its own)."""
+        if isinstance(labels, str):
+            return lambda progress: self.write(labels, progress)
+        labels = list(labels)
+        return lambda progress: self.write(labels[progress.index], progress)
 
     def _write_csv(self, record):
         if self._columns is None:
@@ -104,9 +116,9 @@ def read(path, *, max_mb: int | None = None) -> list[dict]:
 
 def read_bytes(path, max_mb: int | None = None) -> bytes:
     """The file's bytes, at most ``max_mb`` MB (a larger or endless file: ``options.UsageError``)."""
-    from ..options import read_limited
+    from ..options import open_input, read_limited
 
-    with open(path, "rb") as handle:
+    with open_input(path) as handle:  # a FIFO without a writer: not a wait in open(2), deaf to Ctrl-C
         return read_limited(handle, str(path), max_mb)
 
 

@@ -29,6 +29,33 @@ def test_a_batch_reports_what_each_puzzle_reports_alone():
     assert any(k[5] > 1 for k in alone), "no puzzle needed a second trial: the refill path went untested"
 
 
+def test_a_batch_reports_progress_per_puzzle_as_each_puzzle_alone():
+    """Each chunk gives one record per running puzzle, of that puzzle's chains alone (``index``: its position in
+    the input): a puzzle's records are those it gives alone, but for the clock. One record for the whole batch had
+    the lowest best cost of whichever puzzles were left, which rose again when the best one left."""
+    puzzles = [p for line in SAMPLES[:4] for p in gpu_sa.parse(line)]
+    options = dict(backend="cpu", chains=8, replicas=2, seed=5, propagate=False, chunk_moves=1000, max_moves=4000,
+                   trials=3)
+
+    def records(batch):
+        seen = []
+        results = list(runner.anneal_many(puzzles, batch=batch, progress=seen.append, **options))
+        per_puzzle = {}
+        for record in seen:
+            per_puzzle.setdefault(record.index, []).append(dataclasses.replace(record, seconds=0.0,
+                                                                               proposals_per_second=0.0))
+        return per_puzzle, results
+
+    alone, results = records(1)
+    together, _ = records(3)
+    assert together == alone and sorted(together) == list(range(len(puzzles)))
+    for index, chunks in together.items():
+        assert chunks[-1].trial == results[index].trials and len(chunks[-1].exchange_rates) == 1
+        for before, after in zip(chunks, chunks[1:]):
+            assert after.trial > before.trial or after.best_cost <= before.best_cost
+    assert any(chunks[-1].trial > 1 for chunks in together.values()), "no restart: the trial field went untested"
+
+
 def test_a_stop_before_the_first_trial_leaves_nothing_to_report_and_says_so():
     """anneal() raises stop.Interrupted (a StopIteration once escaped it, and a caller's generator turned that into
     'RuntimeError: generator raised StopIteration'); anneal_many simply yields nothing."""

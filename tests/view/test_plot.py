@@ -107,6 +107,26 @@ def test_several_puzzles_and_trials_and_a_choice_of_puzzle(tmp_path, capsys):
     assert "6 trace records (1 puzzle)" in capsys.readouterr().err
 
 
+@needs_matplotlib
+def test_a_batched_run_s_trace_draws_one_puzzle_by_its_label(tmp_path, capsys):
+    """Puzzles sharing the launches give each chunk a record per puzzle (``recorder`` with their labels): --puzzle
+    picks one; a label the file lacks is one line that lists those it holds."""
+    from gpu_sa.engine import runner
+
+    puzzles = gpu_sa.parse((ROOT / "examples" / "sudoku_9x9_hard.txt").read_text(), "hard")
+    labels = [puzzle.label for puzzle in puzzles]
+    path = tmp_path / "batch.jsonl"
+    with trace.TraceWriter(path) as writer:
+        list(runner.anneal_many(puzzles, backend="numpy", batch=3, chains=8, seed=1, max_moves=243, trials=1,
+                                propagate=False, progress=writer.recorder(labels)))
+    held = [r for r in trace.read(path) if r["puzzle"] == labels[0]]
+    assert held and all(r["moves"] for r in held)
+    assert plot_command(path, "-o", tmp_path / "first.png", "--puzzle", labels[0]) == 0
+    assert f"drew {len(held)} trace records (1 puzzle)" in capsys.readouterr().err
+    assert plot_command(path, "-o", tmp_path / "none.png", "--puzzle", "hard:7") == 2
+    assert one_line_error(capsys) == f"gpu-sa: error: no record of hard:7; the file holds {', '.join(labels)}\n"
+
+
 def one_line_error(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("gpu-sa: error: "), err

@@ -162,8 +162,9 @@ def options():
                "once the result is printed; with several puzzles PATH-1.npz, PATH-2.npz, ...; PATH names a file "
                "(a directory, a device or an empty name is refused); an existing file is refused unless --force",
                Text("PATH"), group=OUTPUT, applies=ANNEALING),
-        Option("--trace", "write one record per chunk of moves (puzzle, trial, moves, seconds, plateau, temperature, "
-               "best and mean cost, acceptance, proposals per second) to FILE: JSON Lines, or CSV when FILE ends in "
+        Option("--trace", "write one record per chunk of moves and puzzle, batched or not (puzzle, trial, moves, "
+               "seconds, plateau, temperature, best and mean cost, acceptance, proposals per second, ...: docs/cli.md, "
+               "'Traces') to FILE: JSON Lines, or CSV when FILE ends in "
                ".csv; flushed per record; FILE names a file (a directory, a device or an empty name is refused); an "
                "existing file is refused unless --force; 'gpu-sa plot FILE' draws it", Text("FILE"),
                group=OUTPUT, applies=ANNEALING),
@@ -265,8 +266,8 @@ def _anneal(app, kind, puzzles, args) -> int:
                              replicas=args.replicas)
             for move in moves]
     trials = args.trials if args.trials is not None else (1 if args.no_early_stop else runner.DEFAULT_TRIALS)
-    for move in moves:
-        app.check_chains(move, args.chains or backend.default_chains(move), trials)
+    for move, law in zip(moves, laws):
+        app.check_chains(move, args.chains or backend.default_chains(move), trials, law)
     dumps = app.dump_paths(args.dump_states, len(puzzles), overwrite=args.force)
     # the replicas reach the runner in each puzzle's schedule (a ladder: ``schedule_for``)
     named = {option.name: getattr(args, option.name) for option in ENGINE_OPTIONS
@@ -298,11 +299,13 @@ def _anneal(app, kind, puzzles, args) -> int:
             return
         if batched:
             progress = _ProgressLine(f"{len(puzzles)} puzzles", quiet=args.quiet, trace=trace, failures=failures,
-                                     puzzles=len(puzzles))
+                                     labels=[puzzle.label for puzzle in puzzles])
             try:
-                yield from app.anneal_batches(puzzles, laws, backend=backend, options=run_options, batch=args.batch,
-                                              fmt=args.output_format, check_unique=args.check_unique,
-                                              progress=progress)
+                for answer in app.anneal_batches(puzzles, laws, backend=backend, options=run_options,
+                                                 batch=args.batch, fmt=args.output_format,
+                                                 check_unique=args.check_unique, progress=progress):
+                    progress.done += 1
+                    yield answer
             finally:
                 progress.close()
             return
@@ -363,23 +366,41 @@ def _report(answers, puzzles, args, dumps, failures=(), working: str | None = No
 class _ProgressLine:
     """Progress on stderr once a run has lasted a second: rewritten in place on a terminal (and erased by the
     next result or message, ``ending.note_in_place``), one line every ten seconds otherwise; every record to
-    ``--trace`` (a failed write is one line, exit 74 at the end, and the run goes on)."""
+    ``--trace`` (a failed write is one line, exit 74 at the end, and the run goes on).
 
-    def __init__(self, label, quiet, trace=None, failures=None, puzzles=None):
-        self.label, self.puzzles = label, puzzles
+    A batch (``labels``: its puzzles' labels in input order, which the runner's records name by ``index``): each
+    record goes to the trace under its own puzzle's label, and the line sums up a chunk's records (one per
+    running puzzle, with the same seconds and moves) once the next chunk's come: the puzzles answered so far
+    (``done``, counted by the caller), the highest trial, the lowest best cost, the launch's proposals."""
+
+    def __init__(self, label, quiet, trace=None, failures=None, labels=None):
+        self.label, self.labels = label, labels
         self.quiet = quiet
         self.trace, self.failures = trace, failures
         self.tty = not quiet and sys.stderr is not None and sys.stderr.isatty()
         self.last = 0.0
         self.shown = False
+        self.done = 0
+        self.chunk = []  # a batch's records of the chunk in hand
 
     def __call__(self, p):
         if self.trace is not None and not self.failures:
             try:
-                self.trace.write(self.label, p)
+                self.trace.write(self.label if self.labels is None else self.labels[p.index], p)
             except OSError as error:
                 ending.note(f"gpu-sa: error: {self.trace.path}: cannot write the trace: {error.strerror or error}")
                 self.failures.append(error)
+        if self.labels is None:
+            self._show(p)
+            return
+        if self.chunk and (p.seconds, p.moves) != (self.chunk[0].seconds, self.chunk[0].moves):
+            chunk, self.chunk = self.chunk, []
+            self._show(replace(chunk[0], trial=max(r.trial for r in chunk), best_cost=min(r.best_cost for r in chunk),
+                               proposals_per_second=sum(r.proposals_per_second for r in chunk)),
+                       f"puzzles {self.done}/{len(self.labels)}  ")
+        self.chunk.append(p)
+
+    def _show(self, p, done=""):
         if self.quiet or p.seconds < 1.0:
             return
         now = time.monotonic()
@@ -387,7 +408,6 @@ class _ProgressLine:
             return
         self.last = now
         trial = f"trial {p.trial}  " if p.trial > 1 else ""
-        done = f"puzzles {p.puzzles_done}/{self.puzzles}  " if self.puzzles else ""
         line = (f"{self.label}: {p.seconds:6.1f} s  {done}{trial}moves/chain {p.moves:,} "
                 f"({100 * p.moves / max(p.max_moves, 1):.1f}%)  T={p.temperature:.4g}  best cost {p.best_cost}  "
                 f"{p.proposals_per_second:.3g} proposals/s")
