@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 import os
+import stat
+import sys
 from dataclasses import dataclass, field
 
 MB = 1_000_000  # bytes: input limits are in MB
@@ -277,8 +279,6 @@ def check_output(path: str, flag: str, *, overwrite: bool = False, force_flag: s
     """One line (UsageError) unless ``path`` names a plain file that can be written: not an empty name, a
     directory, a device, a pipe or a socket, and in a directory that exists; an existing file only when
     ``overwrite`` (else the line names ``force_flag``)."""
-    import stat
-
     if path == "":
         raise UsageError(f"{flag} '': an empty file name")
     if path.endswith(("/", os.sep)) or os.path.isdir(path):
@@ -310,9 +310,8 @@ def read_text(path: str, stdin=None, *, max_mb: int | None = None) -> tuple[str,
 
     At most ``max_mb`` MB (default MAX_INPUT_MB) are read: a larger input, or an endless one (/dev/zero,
     a pipe that never closes), is refused as soon as the limit is passed, and a stop request (Ctrl-C)
-    ends the reading within a fifth of a second (``gpu_sa.engine.stop.Interrupted``), even while it waits."""
-    import sys
-
+    ends the reading within a fifth of a second (``gpu_sa.engine.stop.Interrupted``), even while it waits
+    (a FIFO that no process writes to included: ``open_input``)."""
     if path == "-":
         stream = sys.stdin if stdin is None else stdin
         if stream is None:
@@ -323,7 +322,7 @@ def read_text(path: str, stdin=None, *, max_mb: int | None = None) -> tuple[str,
             raise UsageError(f"<stdin>: cannot read: {error.strerror or error}") from None
         return _decoded(data, "<stdin>"), "<stdin>"
     try:
-        with open(path, "rb") as handle:
+        with open_input(path) as handle:
             return _decoded(read_limited(handle, path, max_mb), path), path
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
@@ -334,6 +333,31 @@ def read_text(path: str, stdin=None, *, max_mb: int | None = None) -> tuple[str,
 
 
 READ_CHUNK = 1 << 20
+# Linux's poll(2) on a FIFO opened without a writer waits for one (it reports no end of file until a writer has come
+# and gone); elsewhere it may report the end at once, and the FIFO would read as empty
+_FIFO_POLL_WAITS_FOR_WRITER = sys.platform.startswith("linux")
+
+
+def open_input(path: str):
+    """``path`` opened to read bytes, without waiting in open(2): a FIFO that no process has opened for writing
+    blocks open(2) until one does, deaf to every stop request (the handler's flag is set, and open(2) is restarted).
+    Opened non-blocking, it returns at once, and the wait moves to ``read_limited``'s poll for data, which checks
+    the stop flag. The descriptor is then made blocking again: only the open must not wait. OSError as open(2)
+    raises it (IsADirectoryError for a directory, as ``open``)."""
+    nonblocking = getattr(os, "O_NONBLOCK", 0)
+    if not nonblocking:  # no such flag (Windows), and no FIFO to wait for
+        return open(path, "rb")
+    descriptor = os.open(path, os.O_RDONLY | nonblocking | getattr(os, "O_CLOEXEC", 0))
+    try:
+        waits = _FIFO_POLL_WAITS_FOR_WRITER or not stat.S_ISFIFO(os.fstat(descriptor).st_mode)
+        if waits:
+            os.set_blocking(descriptor, True)
+            return os.fdopen(descriptor, "rb")  # IsADirectoryError for a directory, as open() gives
+    except BaseException:
+        os.close(descriptor)
+        raise
+    os.close(descriptor)
+    return open(path, "rb")  # the wait in open(2) again: a FIFO read as empty would be worse
 
 
 def read_limited(handle, source: str, max_mb: int | None = None):

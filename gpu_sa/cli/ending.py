@@ -6,7 +6,8 @@
     129     stopped by SIGHUP  } at the next safe point, after reporting the best found so far;
     130     stopped by SIGINT  } a second signal aborts at once with the status of that signal,
     143     stopped by SIGTERM } unless it is the same signal within a second (the same request)
-    2       bad input, a bad option, or an environment the program cannot run in (one line)
+    2       bad input, a bad option, or an environment the program cannot run in (one line); also a file whose
+            good puzzles were answered beside bad ones (one line each, and one that counts them)
     1       some puzzle was not solved, has no solution, or fewer results than asked were made
     0       everything asked was done
     70      EX_SOFTWARE: an internal error (a bug); one line asking to report it
@@ -52,6 +53,19 @@ class Outcome:
         if stop.requested():
             return 128 + (stop.signal_number() or signal.SIGINT)
         return UNSOLVED if self.unsolved else OK
+
+
+def with_bad_puzzles(status: int, bad) -> int:
+    """The status once a file's bad puzzles count (``bad``: (file, bad puzzles, all puzzles), or None; each was said
+    as the file was read, ``commands.read_puzzles``): bad input (2) outranks a puzzle not solved (1) and success
+    (0), as in the table above, so that a script sees that some of its puzzles were never tried; a last line says
+    why, after the results, where the first lines may have scrolled away."""
+    if bad is None or status not in (OK, UNSOLVED):
+        return status
+    source, count, total = bad
+    note(f"gpu-sa: error: {source}: {count:,} of its {total:,} puzzles {'is' if count == 1 else 'are'} bad input "
+         f"(each said above) and {'was' if count == 1 else 'were'} not tried")
+    return USAGE
 
 
 def emit(text: str) -> None:

@@ -229,7 +229,7 @@ def _run(ending, argv) -> int:
         with _compilations_announced(args, ending):
             status = args.command_module.run(args)
         ending.flush()
-        return status
+        return ending.with_bad_puzzles(status, getattr(args, "bad_puzzles", None))
     except ending.OutputFailed as error:
         ending.note(f"gpu-sa: error: cannot write the output: {error}")
         return ending.IOERR

@@ -36,7 +36,10 @@ def start(*args, limit_mb=None, stdin=subprocess.DEVNULL):
 
 
 def finish(process, timeout=120):
+    """(exit status, stdout, stderr) of a process ``start`` began. Whatever a hostile input does, the command's own
+    policy answers it: never the last resort's "internal error ... please report it"."""
     out, err = process.communicate(timeout=timeout)
+    assert "internal error" not in err and "please report it" not in err, err[-2000:]
     return process.returncode, out, err
 
 
@@ -98,6 +101,19 @@ def test_chains_past_an_address_space_limit_are_refused_before_allocating(tmp_pa
                                     limit_mb=1500))
     assert status == 2 and out == "" and "Traceback" not in err and "bad_alloc" not in err
     assert err.strip().splitlines()[-1].startswith("gpu-sa: error: --chains 60000: 60,000 chains would need 939.6 MiB")
+
+
+def test_a_replica_exchange_table_past_an_address_space_limit_is_refused_before_allocating():
+    # the table was made whole, 65,535 rung pairs x 65,536 gaps of float64 (32 GiB), and the run ended in "out of
+    # memory (in a step that does not say what it allocates ...)"; it is cut at the move's cost bound (16x16's sirdey:
+    # 4,992), checked first, and still too large for this limit
+    status, out, err = finish(start("solve", ROOT / "examples" / "sudoku_16x16.txt", "--method", "anneal", "--move",
+                                    "sirdey", "--backend", "numpy", "--replicas", "65536", "--chains", "65536",
+                                    "--seed", "1", limit_mb=1500))
+    assert status == 2 and out == "" and "Traceback" not in err
+    (line,) = [line for line in err.splitlines() if "error" in line]
+    assert line.startswith("gpu-sa: error: --replicas 65536: the replica exchange table (65,535 rung pairs x 4,993 "
+                           "cost gaps) would need 1.2 GiB, ") and line.endswith(" available"), err
 
 
 @pytest.mark.slow
@@ -409,3 +425,125 @@ def test_ctrl_c_during_a_highs_solve_ends_it_cleanly(tmp_path):
     assert status == 130 and seconds < SIGNAL_TO_EXIT, (seconds, err)
     assert one_record(out)["stopped"] == "interrupted"
     assert "terminate called" not in err  # HiGHS's threads met C++'s exit handlers: abort, status 134
+
+
+# -- a FIFO that nobody writes to, a file of one long line ------------------------------------------------------
+
+def holds_open(pid, path, timeout=15.0):
+    """Whether process ``pid`` holds ``path`` open within ``timeout`` seconds (its /proc/PID/fd links)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if any(os.readlink(f"/proc/{pid}/fd/{fd}") == str(path) for fd in os.listdir(f"/proc/{pid}/fd")):
+                return True
+        except OSError:  # a descriptor closed while it was looked at
+            pass
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.005)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and Linux's FIFO poll")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("command", ["solve", "exact", "plot"])
+def test_a_fifo_that_nobody_writes_to_is_left_at_the_first_stop_signal(tmp_path, command, signum):
+    """open(2) of a FIFO waits for a writer, and restarts after a signal whose handler only sets the stop flag:
+    the first SIGINT was ignored, and a single SIGTERM (plain ``timeout``) never ended the run."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    process = start(command, fifo, *(["-o", tmp_path / "never.png"] if command == "plot" else []))
+    try:
+        holds_open(process.pid, fifo)  # opened: the wait for a writer is the read's poll, which checks the stop flag
+        sent = time.monotonic()
+        process.send_signal(signum)
+        out, err = process.communicate(timeout=10)
+        seconds = time.monotonic() - sent
+    finally:
+        if process.poll() is None:  # deaf to the signal: not left behind
+            process.kill()
+            process.communicate()
+    assert process.returncode == 128 + signum and out == "" and seconds < SIGNAL_TO_EXIT, (seconds, err)
+    assert err == f"gpu-sa: stopped by {signum.name} while reading {fifo}\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_a_fifo_is_read_once_a_writer_comes(tmp_path):
+    import threading
+
+    from gpu_sa.options import read_text
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+
+    def write():
+        time.sleep(0.3)
+        with open(fifo, "w") as writer:
+            writer.write(EASY + "\n")
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        assert read_text(str(fifo)) == (EASY + "\n", str(fifo))
+    finally:
+        writer.join()
+
+
+PEAK = """
+import resource, subprocess, sys
+done = subprocess.run([sys.executable, "-m", "gpu_sa", *sys.argv[1:]], stdout=subprocess.DEVNULL,
+                      stderr=subprocess.PIPE, text=True)
+sys.stderr.write(done.stderr)
+print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)  # its only child: KiB on Linux
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB")
+@pytest.mark.parametrize("line, message", [
+    ("." * 12_000_000, "wrong length 12000000 (a line puzzle has 16, 81, 256, 625 cells)"),
+    ("1 " * 6_000_000, "1 row of 6000000 numbers in the numbers format: a Sudoku has n*n rows of n*n numbers for "
+                       "n = 2..8"),
+], ids=["symbols", "numbers"])
+def test_a_long_line_is_refused_in_a_small_multiple_of_its_size(tmp_path, line, message):
+    """A 12 MB line took 1.5 GB and 10 s before its refusal: each kind tried read it, and Hashiwokakero's plain
+    reader made a tuple of every character before its size was checked."""
+    path = tmp_path / "line.txt"
+    path.write_text(line + "\n")
+    done = subprocess.run([sys.executable, "-c", PEAK, "solve", str(path)], cwd=ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=120)
+    status, peak_kib = map(int, done.stdout.split())
+    assert status == 2 and done.stderr == f"gpu-sa: error: {path}:1: {message}\n"
+    assert peak_kib < 600 * 1024, f"{peak_kib / 1024:.0f} MiB at the peak"
+
+
+@pytest.mark.parametrize("kind", ["sudoku", "shikaku", "hashi"])
+def test_a_stop_request_ends_the_parse_of_one_long_line(kind):
+    """A parser made a pass over a line of megabytes, or a list of its characters, before any stop check."""
+    from gpu_sa import puzzles
+    from gpu_sa.engine import stop
+
+    text = "." * 12_000_000 + "\n"
+    stop.request()
+    try:
+        began = time.monotonic()
+        with pytest.raises(stop.Interrupted, match="parsing line.txt"):
+            puzzles.PUZZLES[kind].parse(text, "line.txt")
+        assert time.monotonic() - began < 0.5
+    finally:
+        stop.clear()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/PID/fd")
+def test_ctrl_c_while_a_long_line_is_parsed(tmp_path):
+    """A 60 MB line (--max-input 100) was deaf to Ctrl-C for 9-10 s, then ran out of memory under a 4 GB address
+    space, in a step that said nothing of what it allocated."""
+    path = tmp_path / "line.txt"
+    path.write_text("." * 60_000_000 + "\n")
+    process = start("solve", path, "--max-input", "100", limit_mb=4000)
+    assert holds_open(process.pid, path, timeout=60)
+    while holds_open(process.pid, path, timeout=0):  # until it is read whole and closed: the parsers have it
+        pass
+    status, out, err, seconds = stopped_within(process)
+    assert status == 130 and out == "" and seconds < SIGNAL_TO_EXIT, (seconds, err)
+    assert err.startswith("gpu-sa: stopped by SIGINT while ") and len(err.splitlines()) == 1, err

@@ -83,6 +83,58 @@ def test_bad_input_exits_2_with_one_line(text, message, cli):
     assert err.strip().splitlines() == [f"gpu-sa: error: {message}" + err.strip().split(message, 1)[1]]
 
 
+SIX = [EASY, "11" + EASY[2:], EASY, EASY[:-1], EASY, EASY[:10] + "x" + EASY[11:]]  # lines 2, 4 and 6 are bad
+
+
+@pytest.mark.parametrize("command", ["solve", "exact"])
+def test_a_files_good_puzzles_are_answered_and_each_bad_one_said(command, cli, tmp_path):
+    """One bad puzzle rejected the whole file, naming only the first bad line: the good ones were never solved."""
+    path = tmp_path / "six.txt"
+    path.write_text("\n".join(SIX) + "\n")
+    status, out, err = cli(command, path, "--json", "--quiet", *(["--seed", "1"] if command == "solve" else []))
+    assert status == 2  # docs/cli.md, "Exit status": bad input outranks the answers of the good puzzles
+    records = _json_lines(out)
+    assert [record["puzzle"] for record in records] == [f"{path}:1", f"{path}:3", f"{path}:5"]
+    assert all(record["solution"] == records[0]["solution"] for record in records)
+    assert err.splitlines() == [
+        f"gpu-sa: error: {path}:2: givens clash: 1 twice in row 1 (r1c1 and r1c2)",
+        f"gpu-sa: error: {path}:4: wrong length 80: a 9x9 grid has 81 cells (one missing?)",
+        f"gpu-sa: error: {path}:6:11: bad character 'x'",
+        f"gpu-sa: error: {path}: 3 of its 6 puzzles are bad input (each said above) and were not tried"]
+
+
+def test_minimize_empties_the_good_grids_of_a_file_with_a_bad_one(cli, tmp_path):
+    grids = tmp_path / "grids.txt"
+    full = "462371985917568432385294167179645823254813796836729541628457319541932678793186254"
+    grids.write_text(f"{full}\n{full[:-1]}\n")
+    status, out, err = cli("minimize", grids, "--seed", "1", "--json", "--quiet")
+    assert status == 2 and [record["source"] for record in _json_lines(out)] == [f"{grids}:1"]
+    assert err.splitlines() == [
+        f"gpu-sa: error: {grids}:2: wrong length 80: a 9x9 grid has 81 cells (one missing?)",
+        f"gpu-sa: error: {grids}: 1 of its 2 puzzles is bad input (each said above) and was not tried"]
+
+
+def test_a_file_without_one_good_puzzle_is_refused_at_its_first_error(cli):
+    status, out, err = cli("exact", "-", stdin=f"{SIX[1]}\n{SIX[3]}\n")
+    assert status == 2 and out == ""
+    assert err == "gpu-sa: error: <stdin>:1: givens clash: 1 twice in row 1 (r1c1 and r1c2)\n"
+
+
+NO_NINE = EASY.replace("9", ".")  # a line of dots and digits 1 to 8 is also a 1-row Hashiwokakero
+
+
+@pytest.mark.parametrize("text, message", [
+    (NO_NINE[:-1], "wrong length 80: a 9x9 grid has 81 cells (one missing?)"),
+    (NO_NINE + "5", "wrong length 82: a 9x9 grid has 81 cells (one too many?)"),
+    ("..3.4......1.2.", "wrong length 15: a 4x4 grid has 16 cells (one missing?)"),
+], ids=["short", "long", "4x4"])
+def test_a_line_one_symbol_off_is_said_so_and_no_other_kind_offered(text, message, cli):
+    """It was "wrong length 80 (...) (is it another kind? the file reads as hashi with --kind hashi)", and following
+    the hint gave "no solution: island 4 ..."."""
+    status, out, err = cli("solve", "-", stdin=text + "\n")
+    assert status == 2 and out == "" and err == f"gpu-sa: error: <stdin>:1: {message}\n"
+
+
 @pytest.mark.parametrize("args,message", [
     (["missing.txt"], "missing.txt: no such file"),
     (["-", "--schedule", "list"], "--schedule list needs --temperatures"),
@@ -213,6 +265,31 @@ def test_trace_records_every_chunk_and_never_overwrites(tmp_path, cli):
     status, out, err = cli(*args, stdin="1..4..1..1..4..1\n")
     assert status == 2 and out == "" and "exists; a trace is never overwritten" in err
     assert len(trace.read(path)) == len(records)
+
+
+TRACE_KEYS = ["puzzle", "trial", "moves", "seconds", "plateau", "temperature", "best_cost", "mean_cost", "acceptance",
+              "proposals_per_second", "max_moves", "exchange_rates"]  # docs/cli.md, "Traces"
+
+
+def test_a_batched_trace_is_per_puzzle(tmp_path, cli):
+    """Three puzzles sharing the launches: their records were one series labelled "3 puzzles", whose best cost rose
+    again, and `plot --puzzle FILE:4` found nothing (tests/view/test_plot.py draws one). Each puzzle now has its own
+    records under its own label."""
+    from gpu_sa.engine import trace
+
+    path, hard = tmp_path / "batch.jsonl", str(ROOT / "examples" / "sudoku_9x9_hard.txt")
+    labels = [f"{hard}:{line}" for line in (4, 5, 6)]
+    status, out, err = cli("solve", hard, "--method", "anneal", "--backend", "numpy", "--chains", "8", "--max-moves",
+                           "300", "--trials", "2", "--no-propagate", "--seed", "1", "--quiet", "--trace", path)
+    assert status == 1 and err == "", err
+    records = trace.read(path)
+    assert sorted({r["puzzle"] for r in records}) == labels
+    assert all(list(r) == TRACE_KEYS for r in records)
+    for label in labels:
+        own = [r for r in records if r["puzzle"] == label]
+        assert [r["trial"] for r in own] == sorted(r["trial"] for r in own) and own[-1]["trial"] == 2
+        for before, after in zip(own, own[1:]):
+            assert after["trial"] > before["trial"] or after["best_cost"] <= before["best_cost"]
 
 
 @pytest.mark.parametrize("chains", ["4000000000", "1e12"])

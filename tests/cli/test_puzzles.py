@@ -175,6 +175,24 @@ def test_a_file_that_does_not_name_its_kind_gets_the_sudoku_error_and_a_hint_if_
     assert status == 2 and out == "" and err == f"gpu-sa: error: <stdin>:1: {message}\n"
 
 
+def test_a_file_that_names_its_kind_is_read_as_that_kind_with_a_bad_puzzle_in_it(cli, tmp_path):
+    good = SHIKAKU.read_text().splitlines()[1]
+    path = tmp_path / "two.txt"
+    path.write_text(f"{good}\n{good[:-1]}\n")  # the second ID two cells short
+    status, out, err = cli("exact", path, "--json")
+    assert status == 2 and [json.loads(line)["puzzle"] for line in out.splitlines()] == [f"{path}:1"]
+    assert err.splitlines() == [
+        f"gpu-sa: {path} holds shikaku puzzles (tatham format): reading it as --kind shikaku",
+        f"gpu-sa: error: {path}:2: not enough data: the description covers 47 of the 49 cells",
+        f"gpu-sa: error: {path}: 1 of its 2 puzzles is bad input (each said above) and was not tried"]
+
+
+def test_a_file_that_two_kinds_read_alike_needs_the_kind_option(cli):
+    status, out, err = cli("solve", "-", "--format", "plain", stdin="1 1\n")  # two clues of 1, two islands of 1
+    assert status == 2 and out == ""
+    assert err == "gpu-sa: error: <stdin>: the file reads as shikaku or hashi: --kind shikaku or --kind hashi says which\n"
+
+
 def test_the_detected_kind_is_said_unless_quiet(cli):
     status, _, err = cli("exact", HASHI)
     assert status == 0 and "holds hashi puzzles (tatham format): reading it as --kind hashi" in err

@@ -74,33 +74,49 @@ def add_input(parser, options, metavar: str = "PUZZLE_FILE", what: str = "file o
 
 
 def read_puzzles(args, path: str) -> list:
-    """The chosen kind's puzzles of ``path``, once the formats asked for are known to be the kind's (parsed
-    once: ``detect_kind`` may have read them already)."""
+    """The chosen kind's good puzzles of ``path``, once the formats asked for are known to be the kind's (parsed
+    once: ``detect_kind`` may have read them already). Each bad puzzle is one line on stderr, ``FILE:LINE: what``,
+    and counted in ``args.bad_puzzles`` (the exit status then says so: ``ending.with_bad_puzzles``); a file
+    without one good puzzle raises its first error, as a file that is no puzzle file at all."""
+    from .. import ending
     from ...options import read_text
-
-    from ...engine.limits import doing
 
     check_formats(args, args.kind_module)
     known = getattr(args, "detected", None)
     if known is not None and known[0] == args.kind:
-        return known[1]
-    text, source = getattr(args, "input_text", None) or read_text(path, max_mb=getattr(args, "max_input", None))
+        _, puzzles, errors = known
+    else:
+        text, source = getattr(args, "input_text", None) or read_text(path, max_mb=getattr(args, "max_input", None))
+        errors = []
+        puzzles = _parse(args.kind_module, text, source, args.input_format, errors)
+    for error in errors:
+        ending.note(f"gpu-sa: error: {error}")
+    if errors:
+        args.bad_puzzles = (puzzles[0].source, len(errors), len(puzzles) + len(errors))
+    return puzzles
+
+
+def _parse(module, text: str, source: str, fmt: str, errors: list) -> list:
+    from ...engine.limits import doing
+
     with doing(f"parsing {source} ({len(text):,} characters of puzzles)"):
-        return args.kind_module.parse(text, source, args.input_format)
+        return module.parse(text, source, fmt, errors=errors)
 
 
 def detect_kind(args, command: str) -> str:
     """The kind of the input file when ``--kind`` is not given.
 
-    The default kind (the registry's first, Sudoku) reads the file unless it cannot. Then each other kind
-    tries: if exactly one reads it, in a format that names its kind (``NAMED_FORMATS``: a Coelho header, a
-    Tatham game ID, a puzz.link URL), that kind it is, said on stderr; if some read it only in a format any
-    kind could have written (rows of numbers), the default kind's error says which ``--kind`` reads it, instead
-    of a guess, but only when that error is about the text's size (``ShapeError``): a Sudoku whose givens clash
-    is no Hashiwokakero. ``--format`` given: only the kinds that have that format are tried.
+    The default kind (the registry's first, Sudoku) reads the file if it reads one puzzle of it (the bad ones are
+    then errors of that kind). Else each other kind tries: if exactly one reads it, in a format that names its kind
+    (``NAMED_FORMATS``: a Coelho header, a Tatham game ID, a puzz.link URL), that kind it is, said on stderr (a kind
+    that reads every puzzle of the file first, then one that reads some); if some read it only in a format any kind
+    could have written (rows of numbers), the default kind's error says which ``--kind`` reads it, instead of a
+    guess, but only when that error is about the text's size (``ShapeError``): a Sudoku whose givens clash is no
+    Hashiwokakero, and a line one symbol short of a Sudoku is a Sudoku with a typo. ``--format`` given: only the
+    kinds that have that format are tried.
     """
     from .. import ending
-    from ...options import read_text
+    from ...options import UsageError, read_text
     from ...puzzles.common.errors import ShapeError
 
     available = kinds(command)
@@ -115,34 +131,41 @@ def detect_kind(args, command: str) -> str:
 
         limit = max_input_option().convert(limit)
     args.input_text = text, source = read_text(args.puzzle_file, max_mb=limit)
-    first, refusal = candidates[0], None
-    if first == default:
-        try:
-            args.detected = default, available[default].parse(text, source, fmt)
-            return default
-        except ValueError as error:
-            refusal = error
-    readers = {}
+    refusal, readers = None, {}  # readers: kind -> (its good puzzles, its errors), the kinds that read some
     for name in candidates:
+        errors = []
         try:
-            readers[name] = available[name].parse(text, source, fmt)
+            puzzles = _parse(available[name], text, source, fmt, errors)
         except ValueError as error:
             refusal = refusal or error
-    readers.pop(default, None)
-    if len(readers) == 1:
-        (name, puzzles), = readers.items()
-        formats = sorted({puzzle.fmt for puzzle in puzzles})
-        if fmt != "auto" or set(formats) <= set(available[name].NAMED_FORMATS):
-            if not getattr(args, "quiet", False):
-                ending.note(f"gpu-sa: {source} holds {name} puzzles ({', '.join(formats)} format): reading it as "
-                            f"--kind {name}")
-            args.detected = name, puzzles
+            continue
+        if name == default:  # one good puzzle makes a Sudoku file: the rest are its bad lines
+            args.detected = name, puzzles, errors
             return name
-    if first == default and not isinstance(refusal, ShapeError):
+        readers[name] = puzzles, errors
+    whole = [name for name, (_, errors) in readers.items() if not errors]
+    for group in (whole, list(readers)):
+        if len(group) > 1:
+            break  # more than one kind: none is guessed
+        if len(group) == 1:
+            name = group[0]
+            puzzles, errors = readers[name]
+            formats = sorted({puzzle.fmt for puzzle in puzzles})
+            if fmt != "auto" or set(formats) <= set(available[name].NAMED_FORMATS):
+                if not getattr(args, "quiet", False):
+                    ending.note(f"gpu-sa: {source} holds {name} puzzles ({', '.join(formats)} format): reading it "
+                                f"as --kind {name}")
+                args.detected = name, puzzles, errors
+                return name
+            break
+    if refusal is None:  # every kind tried reads some of it, and none is the one
+        raise UsageError(f"{source}: the file reads as {' or '.join(readers)}: "
+                         f"{' or '.join(f'--kind {name}' for name in readers)} says which")
+    if candidates[0] == default and not isinstance(refusal, ShapeError):
         raise refusal  # sized like the default kind's puzzles, with bad content: no other kind is to blame
-    if readers:
-        raise type(refusal)(f"{refusal} (is it another kind? the file reads as {' or '.join(readers)} with "
-                            f"{' or '.join(f'--kind {name}' for name in readers)})") from None
+    if whole:
+        raise type(refusal)(f"{refusal} (is it another kind? the file reads as {' or '.join(whole)} with "
+                            f"{' or '.join(f'--kind {name}' for name in whole)})") from None
     raise refusal
 
 

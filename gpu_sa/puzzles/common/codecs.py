@@ -40,6 +40,7 @@ puzz.link / pzv.jp URLs (pzprjs, ``src/puzzle/Encode.js`` ``genericDecodeNumber1
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -59,6 +60,59 @@ BOM = "\ufeff"
 _COMMENT = re.compile(r"(?:^|(?<=\s))#.*")
 
 
+# what str.splitlines() splits at, "\r\n" first as one break
+_LINE_BREAK = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_RARE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_BLANKS = np.array([code for code in range(0x3001) if chr(code).isspace()], dtype=np.uint32)  # str.isspace's
+SHORT_LINE = 4096  # characters: a shorter line is counted by a regular expression, a longer one by NumPy
+
+
+def lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` one at a time, as ``text.splitlines()`` lists them: a list of them all would hold a
+    second copy of the file, and a file of one long line must cost no more than that line."""
+    if not any(mark in text for mark in _RARE_BREAKS):  # only newlines: str.find, ten times a regex's speed
+        start, end = 0, text.find("\n")
+        while end >= 0:
+            yield text[start:end]
+            start, end = end + 1, text.find("\n", end + 1)
+    else:
+        start = 0
+        for match in _LINE_BREAK.finditer(text):
+            yield text[start:match.start()]
+            start = match.end()
+    if start < len(text):
+        yield text[start:]
+
+
+def count_tokens(content: str, separators: str = "") -> tuple[int, int]:
+    """(tokens, characters in them) of ``content``, a token being a run of characters that are neither blanks
+    (``str.isspace``) nor in ``separators``. Counted without a list of them: a line of six million numbers would
+    take a gigabyte as a list of strings before its size could be refused, and a regular expression's count of
+    them a second, deaf to Ctrl-C; NumPy counts them in a few hundredths."""
+    if len(content) <= SHORT_LINE:
+        rest, count = _token(separators).subn("", content)
+        return count, len(content) - len(rest)
+    apart = np.concatenate([_BLANKS, np.array([ord(mark) for mark in separators], dtype=np.uint32)])
+    if content.isascii():  # a byte a character (a str knows whether it is ASCII without a pass over it): a table
+        table = np.ones(128, dtype=bool)
+        table[apart[apart < 128]] = False
+        inside = table[np.frombuffer(content.encode("ascii"), dtype=np.uint8)]
+    else:
+        inside = ~np.isin(np.frombuffer(content.encode("utf-32-le"), dtype=np.uint32), apart)
+    starts = int(inside[0]) + int(np.count_nonzero(inside[1:] & ~inside[:-1]))
+    return starts, int(np.count_nonzero(inside))
+
+
+def count_cells(content: str) -> int:
+    """The characters of ``content`` that are not blanks, counted without a list of them (as ``count_tokens``)."""
+    return count_tokens(content)[1]
+
+
+@functools.lru_cache(maxsize=None)
+def _token(separators: str) -> re.Pattern:
+    return re.compile(r"[^\s" + re.escape(separators) + "]+")
+
+
 @dataclass(frozen=True)
 class SourceLine:
     number: int   # 1-based line number
@@ -75,7 +129,7 @@ def blocks(text: str) -> Iterator[list[SourceLine]]:
     carry it into the middle; columns count from the character after it.
     """
     block = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(lines(text), start=1):
         if not number & 1023:  # a file of many puzzles takes seconds: a Ctrl-C must not wait for its end
             stop.check("reading the puzzles")
         raw = raw.lstrip(BOM)
@@ -84,7 +138,8 @@ def blocks(text: str) -> Iterator[list[SourceLine]]:
                 yield block
             block = []
             continue
-        raw = _COMMENT.sub("", raw)
+        if "#" in raw:  # the search for a comment costs a tenth of the regular expression's, on a long line
+            raw = _COMMENT.sub("", raw)
         content = raw.strip()
         if content:
             block.append(SourceLine(number, content, len(raw) - len(raw.lstrip())))
@@ -99,6 +154,31 @@ def polled(items: Iterable, what: str, every: int = 1024) -> Iterator:
         if not index & (every - 1):
             stop.check(what)
         yield item
+
+
+def gather(attempts: Iterable[Callable[[], object]], source: str, errors: Optional[list] = None) -> list:
+    """The puzzles of a file, each made by one of ``attempts`` (a call that returns a puzzle or raises
+    ``PuzzleError``): every kind's ``parse`` ends here, so that all of them treat a bad puzzle alike.
+
+    ``errors`` None: the first bad puzzle's error is raised (the file is read whole or refused). ``errors`` a list:
+    each bad puzzle's error is appended to it and the reading goes on with the next one, so that one bad line in a
+    file of many puzzles costs that line only. Either way, a text without one good puzzle raises: its first error,
+    or "no puzzle found"."""
+    puzzles = []
+    for attempt in attempts:
+        stop.check(f"parsing {source}")  # between puzzles: a puzzle, or the passes before it, may be megabytes
+        if errors is None:
+            puzzles.append(attempt())
+            continue
+        try:
+            puzzles.append(attempt())
+        except PuzzleError as error:
+            errors.append(error.with_traceback(None))  # the message is all that is kept; frames hold lines of text
+    if not puzzles:
+        if errors:
+            raise errors[0]
+        raise PuzzleError(f"{source}: no puzzle found")
+    return puzzles
 
 
 def split_block(block: list[SourceLine], fmt: str, puzzlink_names: Iterable[str]
@@ -229,6 +309,7 @@ def _tatham_run(run: int) -> str:
 # --- pzprjs number16 --------------------------------------------------------------------------
 
 PUZZLINK_HOSTS = ("puzz.link", "pzv.jp", "pzprxs.vercel.app")
+PUZZLINK_HEAD = 256  # characters of a line that hold a URL's host and puzzle name ("http://pzprxs.vercel.app/p?")
 PUZZLINK_RUN = 20  # 'g'..'z'
 _HEX = "0123456789abcdefABCDEF"
 # prefix -> (hex digits that follow, offset added)
@@ -241,10 +322,12 @@ _SIGNED_INTEGER = re.compile(r"^[-+]?\d+$", re.ASCII)
 
 
 def looks_like_puzzlink(line: str, names: Iterable[str]) -> bool:
-    """True for a puzz.link-style URL of one of ``names`` (or any pzprjs host)."""
-    if any(host in line for host in PUZZLINK_HOSTS):
+    """True for a puzz.link-style URL of one of ``names`` (or any pzprjs host), which names them at its start: the
+    searches stop at PUZZLINK_HEAD characters, not to be a pass each over a line of megabytes."""
+    head = line[:PUZZLINK_HEAD]
+    if any(host in head for host in PUZZLINK_HOSTS):
         return True
-    return any(f"?{name}/" in line or line.startswith(f"{name}/") for name in names)
+    return any(f"?{name}/" in head or head.startswith(f"{name}/") for name in names)
 
 
 def split_puzzlink_url(line: str, names: Iterable[str], where: str) -> tuple[int, int, str, int]:
@@ -264,7 +347,7 @@ def split_puzzlink_url(line: str, names: Iterable[str], where: str) -> tuple[int
     width, height = parts[fields], parts[fields + 1]
     for label, text in (("width", width), ("height", height)):
         if not (text.isascii() and text.isdigit()) or int(text) <= 0:
-            raise PuzzleError(f"{where}: bad size: {label} {text!r} is not a positive integer")
+            raise PuzzleError(f"{where}: bad size: {label} {shorten(text)!r} is not a positive integer")
     limits.check_cells(int(height), int(width), where, error=PuzzleTooLarge)
     body_column = start + sum(len(part) + 1 for part in parts[:fields + 2]) + 1
     return int(height), int(width), "/".join(parts[fields + 2:]), body_column
@@ -294,7 +377,7 @@ def decode_number16(body: str, cells: int, where: str, column: int = 1) -> np.nd
         if not steps & 4095:  # as in decode_runs
             stop.check(f"parsing {where}")
         if cell >= cells:
-            raise PuzzleError(f"{_at(where, column + i)}: too much data: {body[i:]!r} follows the last of "
+            raise PuzzleError(f"{_at(where, column + i)}: too much data: {shorten(body[i:])!r} follows the last of "
                               f"the {cells} cells")
         symbol = body[i]
         if "g" <= symbol <= "z":
@@ -363,9 +446,14 @@ def puzzlink_url(name: str, rows: int, cols: int, body: str) -> str:
 def lookalike_note(text: str) -> str:
     """``": write '12' (only ASCII is read)"`` when ``text`` is a compatibility form (full-width digits,
     superscripts) of ASCII text, else ``""``: such input is refused, never silently converted."""
+    if len(text) > SHOWN:  # a message quotes at most that much: a long token's note would be longer than its use
+        return ""
     plain = unicodedata.normalize("NFKC", text)
     return f": write {plain!r} (only ASCII is read)" if plain != text and plain.isascii() else ""
 
 
-def shorten(text: str, limit: int = 60) -> str:
+SHOWN = 60  # characters of a bad token or line quoted in an error line, at most
+
+
+def shorten(text: str, limit: int = SHOWN) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."

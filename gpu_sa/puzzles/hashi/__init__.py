@@ -4,6 +4,7 @@ Bridges run horizontally or vertically between neighbouring islands, at most two
 never crossing; each island's number is its count of bridges. Behind the puzzle interface
 (see ``gpu_sa.puzzles``):
   parse(text, source, fmt)   -> list of Hashi            (raises PuzzleError, one line)
+  parse(text, source, fmt, errors=[]) -> the good ones; each bad puzzle's PuzzleError is added to errors
   puzzle.move(name)          -> AnnealMove for the annealer (move ``bridge``)
   puzzle.solution(values)    -> the bridges [r1, c1, r2, c2, count] of a chain's state
   puzzle.write(values, fmt)  -> a drawing of a chain's state
@@ -92,7 +93,10 @@ class Hashi:
             max_cost=float(geo.values.sum() + geo.crossings.shape[0]),
             log_states=max(1.0, float(np.log(movable[:, 1] + 1.0).sum())),
             has_free_variables=movable.shape[0] > 0, config_dtype=np.uint8,
-            counts_dtype=smallest_unsigned(max(geo.islands, 8)), schedule_defaults=SCHEDULE_DEFAULTS)
+            counts_dtype=smallest_unsigned(max(geo.islands, 8)), schedule_defaults=SCHEDULE_DEFAULTS,
+            # |bridges - number| <= bridges + number at each island, each edge's (at most 2) bridges counted at both
+            # ends, plus the crossing pairs: a bound however far a chain is from a solution (not max_cost)
+            cost_bound=int(geo.values.sum()) + 4 * int(edges.shape[0]) + int(geo.crossings.shape[0]))
 
     def solution(self, values) -> list[list[int]]:
         """The bridges [r1, c1, r2, c2, count] (0-based, (r1, c1) left of or above) of a state, in edge order."""
@@ -155,10 +159,12 @@ def default_islands(rows: int, cols: int) -> int:
     return max(2, min(100, rows * cols // 4))
 
 
-def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Hashi]:
+def parse(text: str, source: str = "<input>", fmt: str = "auto", errors: list | None = None) -> list[Hashi]:
+    """Every puzzle of ``text``; given ``errors`` (a list), the bad ones' errors go there and the good ones are
+    returned (``common.codecs.gather``), else the first bad one raises ``PuzzleError``."""
     from .formats import parse as parse_grids
 
-    return [Hashi(grid=g.grid, fmt=g.fmt, source=g.source, line=g.line) for g in parse_grids(text, source, fmt)]
+    return [Hashi(grid=g.grid, fmt=g.fmt, source=g.source, line=g.line) for g in parse_grids(text, source, fmt, errors)]
 
 
 __all__ = ["Hashi", "parse", "PuzzleError", "MOVES", "KIND", "FORMATS", "write_puzzle", "SUMMARY",

@@ -59,7 +59,11 @@ FORMATS = ("has", "plain", "tatham", "puzzlink")
 PUZZLINK_NAMES = ("hashi", "hashikake", "bridges")  # pzprjs: pzprurl, pid, alias
 _TATHAM_VALUES = "123456789ABCDEFG"  # 1..16
 _INTEGER = re.compile(r"^[0-9]+$")
-_NUMBER_LIKE = re.compile(r"^[-+]?\d+(?:[.,]\d*)?$")
+_TOKEN = re.compile(r"\S+")
+_TWO_TOKENS = re.compile(r"\S\s+\S")
+# a whole token that looks like a number ([-+]digits[.digits], full-width digits too) and is 0 or two characters
+# long or more: no plain cell is one
+_HAS_ONLY_TOKEN = re.compile(r"(?<!\S)(?:0|[-+]\d+(?:[.,]\d*)?|\d(?:\d+(?:[.,]\d*)?|[.,]\d*))(?!\S)")
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,45 +78,47 @@ class ParsedHashi:
         return f"{self.source}:{self.line}"
 
 
-def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[ParsedHashi]:
-    """Every puzzle in ``text``; raises ``PuzzleError`` (one line, ``source:line``) on the first problem."""
+def parse(text: str, source: str = "<input>", fmt: str = "auto", errors: list | None = None) -> list[ParsedHashi]:
+    """Every puzzle in ``text``; raises ``PuzzleError`` (one line, ``source:line``) on the first problem, or, given
+    ``errors`` (a list), appends each bad puzzle's error to it and returns the good ones (``codecs.gather``)."""
     if fmt not in ("auto",) + FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected auto, {', '.join(FORMATS)}")
     readers = {"plain": _parse_plain, "tatham": _parse_tatham, "puzzlink": _parse_puzzlink}
-    puzzles = []
-    for block in codecs.blocks(text):
-        if fmt == "has" or (fmt == "auto" and _looks_like_has(block, source)):
-            puzzles.append(_parse_has(block, source))
-            continue
-        puzzles += [readers[kind](lines, source) for kind, lines in codecs.split_block(block, fmt, PUZZLINK_NAMES)]
-    if not puzzles:
-        raise PuzzleError(f"{source}: no puzzle found")
-    return puzzles
+
+    def attempts():
+        for block in codecs.blocks(text):
+            if fmt == "has" or (fmt == "auto" and _looks_like_has(block, source)):
+                yield lambda block=block: _parse_has(block, source)
+                continue
+            for kind, lines in codecs.split_block(block, fmt, PUZZLINK_NAMES):
+                yield lambda read=readers[kind], lines=lines: read(lines, source)
+
+    return codecs.gather(attempts(), source, errors)
 
 
 def _looks_like_has(block, source):
     """A header of three integers over a grid without '.', or a row of spaced numbers holding a 0 or a number of
     two characters or more: neither can be plain, whose spaced cells are single characters and never 0."""
-    header = block[0].content.split()
+    header = block[0].content.split(maxsplit=3)  # a fourth part is no header, however long the line
     if len(header) == 3 and all(_INTEGER.match(t) for t in header) and not any("." in l.content for l in block):
         return True
     for line in codecs.polled(block[1:], f"parsing {source}", every=16):  # every token of the block is looked at
-        tokens = line.content.split()
-        # the cheap test first: a plain grid's tokens are all single characters other than 0
-        if len(tokens) >= 2 and any((t == "0" or len(t) >= 2) and _NUMBER_LIKE.match(t) for t in tokens):
+        # one search each, no list of tokens (a line may hold millions): a plain grid's tokens are all single
+        # characters other than 0
+        if _TWO_TOKENS.search(line.content) and _HAS_ONLY_TOKEN.search(line.content):
             return True
     return False
 
 
 def _tokens(line):
     """(1-based column, token) of each whitespace-separated token of a line."""
-    return [(line.indent + m.start() + 1, m.group()) for m in re.finditer(r"\S+", line.content)]
+    return [(line.indent + m.start() + 1, m.group()) for m in _TOKEN.finditer(line.content)]
 
 
 def _parse_has(block, source):
     header_line, grid_lines = block[0], block[1:]
     where = f"{source}:{header_line.number}"
-    header = header_line.content.split()
+    header = header_line.content.split(maxsplit=3)
     if len(header) != 3 or not all(_INTEGER.match(t) and int(t) > 0 for t in header):
         raise PuzzleError(f"{where}: bad header {codecs.shorten(header_line.content)!r}: expected three positive "
                           f"integers 'rows cols islands' (a grid of numbers with 0 for water is the has format, "
@@ -122,14 +128,14 @@ def _parse_has(block, source):
     if len(grid_lines) != rows:
         raise PuzzleError(f"{where}: the header says {rows} rows, {len(grid_lines)} follow")
     grid = np.zeros((rows, cols), dtype=np.int64)
-    for r, line in enumerate(grid_lines):
-        tokens = _tokens(line)
-        if len(tokens) != cols:
-            raise PuzzleError(f"{source}:{line.number}: ragged rows: {len(tokens)} numbers in this row, "
+    for r, line in enumerate(codecs.polled(grid_lines, f"parsing {source}", every=16)):
+        count, _ = codecs.count_tokens(line.content)  # before the list of them, which the header bounds
+        if count != cols:
+            raise PuzzleError(f"{source}:{line.number}: ragged rows: {count} numbers in this row, "
                               f"the header says {cols} columns")
-        for c, (column, token) in enumerate(tokens):
+        for c, (column, token) in enumerate(_tokens(line)):
             if not _INTEGER.match(token):
-                raise PuzzleError(f"{source}:{line.number}:{column}: bad number {token!r}" + (
+                raise PuzzleError(f"{source}:{line.number}:{column}: bad number {codecs.shorten(token)!r}" + (
                     codecs.lookalike_note(token) or f" (0 = water, 1..{MAX_VALUE} = island)"))
             if int(token) > MAX_VALUE:
                 raise PuzzleError(f"{source}:{line.number}:{column}: island value {token}; values are "
@@ -145,13 +151,16 @@ def _parse_plain(rows, source):
     width = None
     grid = []
     for line in codecs.polled(rows, f"parsing {source}", every=16):  # one grid may have a million cells
-        cells = [(line.indent + i + 1, symbol) for i, symbol in enumerate(line.content) if not symbol.isspace()]
+        count = codecs.count_cells(line.content)  # sizes before cells: a line may hold millions
         if width is None:
-            width = len(cells)
-        elif len(cells) != width:
-            raise PuzzleError(f"{source}:{line.number}: ragged rows: {len(cells)} cells in this row, "
+            width = count
+            limits.check_cells(len(rows), width, f"{source}:{rows[0].number}", error=PuzzleTooLarge)
+        elif count != width:
+            raise PuzzleError(f"{source}:{line.number}: ragged rows: {count} cells in this row, "
                               f"{width} in the puzzle's first row (line {rows[0].number})")
-        grid.append([_plain_cell(symbol, source, line.number, column) for column, symbol in cells])
+        cells = codecs.polled(enumerate(line.content), f"parsing {source}", every=4096)  # 1x1,000,000 too
+        grid.append([_plain_cell(symbol, source, line.number, line.indent + i + 1) for i, symbol in cells
+                     if not symbol.isspace()])
     return _checked(np.array(grid, dtype=np.int64), "plain", source, rows[0].number)
 
 

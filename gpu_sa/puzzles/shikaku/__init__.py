@@ -2,6 +2,7 @@
 
 Behind the puzzle interface (see ``gpu_sa.puzzles``):
   parse(text, source, fmt)   -> list of Shikaku          (raises PuzzleError, one line)
+  parse(text, source, fmt, errors=[]) -> the good ones; each bad puzzle's PuzzleError is added to errors
   puzzle.move(name)          -> AnnealMove for the annealer (move ``rect``)
   puzzle.solution(values)    -> the rectangles [top, left, bottom, right] of a chain's state, in clue order
   puzzle.write(values, fmt)  -> text of a chain's state (``pretty``: a drawing; else the puzzle's format)
@@ -91,7 +92,9 @@ class Shikaku:
             max_delta=int(geo.clue_values.max()), plateau_length=max(1, movable),
             max_cost=float(geo.rows * geo.cols), log_states=max(1.0, float(np.log(counts).sum())),
             has_free_variables=movable > 0, config_dtype=smallest_unsigned(int(counts.max()) - 1),
-            counts_dtype=smallest_unsigned(geo.clues), schedule_defaults=SCHEDULE_DEFAULTS)
+            counts_dtype=smallest_unsigned(geo.clues), schedule_defaults=SCHEDULE_DEFAULTS,
+            # sum of (coverage - 1) over covered cells: at most the rectangles' total area, the clues' sum
+            cost_bound=int(geo.clue_values.sum()))
 
     def solution(self, values) -> list[list[int]]:
         """The rectangles [top, left, bottom, right] (inclusive, 0-based) of a state, in row-major clue order."""
@@ -157,10 +160,13 @@ class Shikaku:
         return self.contradiction() is not None
 
 
-def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Shikaku]:
+def parse(text: str, source: str = "<input>", fmt: str = "auto", errors: list | None = None) -> list[Shikaku]:
+    """Every puzzle of ``text``; given ``errors`` (a list), the bad ones' errors go there and the good ones are
+    returned (``common.codecs.gather``), else the first bad one raises ``PuzzleError``."""
     from .formats import parse as parse_grids
 
-    return [Shikaku(clues=g.clues, fmt=g.fmt, source=g.source, line=g.line) for g in parse_grids(text, source, fmt)]
+    return [Shikaku(clues=g.clues, fmt=g.fmt, source=g.source, line=g.line)
+            for g in parse_grids(text, source, fmt, errors)]
 
 
 __all__ = ["Shikaku", "parse", "PuzzleError", "MOVES", "KIND", "FORMATS", "write_puzzle", "SUMMARY",

@@ -49,6 +49,7 @@ from .geometry import check_clues
 
 FORMATS = ("plain", "tatham", "puzzlink")
 PUZZLINK_NAMES = ("shikaku",)
+_TOKEN = re.compile(r"\S+")
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,29 +64,30 @@ class ParsedShikaku:
         return f"{self.source}:{self.line}"
 
 
-def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[ParsedShikaku]:
-    """Every puzzle in ``text``; raises ``PuzzleError`` (one line, ``source:line``) on the first problem."""
+def parse(text: str, source: str = "<input>", fmt: str = "auto", errors: list | None = None) -> list[ParsedShikaku]:
+    """Every puzzle in ``text``; raises ``PuzzleError`` (one line, ``source:line``) on the first problem, or, given
+    ``errors`` (a list), appends each bad puzzle's error to it and returns the good ones (``codecs.gather``)."""
     if fmt not in ("auto",) + FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected auto, {', '.join(FORMATS)}")
     readers = {"plain": _parse_plain, "tatham": _parse_tatham, "puzzlink": _parse_puzzlink}
-    puzzles = [readers[kind](lines, source)
-               for block in codecs.blocks(text)
-               for kind, lines in codecs.split_block(block, fmt, PUZZLINK_NAMES)]
-    if not puzzles:
-        raise PuzzleError(f"{source}: no puzzle found")
-    return puzzles
+    attempts = (lambda read=readers[kind], lines=lines: read(lines, source)
+                for block in codecs.blocks(text)
+                for kind, lines in codecs.split_block(block, fmt, PUZZLINK_NAMES))
+    return codecs.gather(attempts, source, errors)
 
 
 def _parse_plain(rows, source):
     width = None
     grid = []
     for line in codecs.polled(rows, f"parsing {source}", every=16):  # a 1000x1000 grid: a million clues
-        tokens = list(re.finditer(r"\S+", line.content))
+        count, _ = codecs.count_tokens(line.content)  # sizes before clues: a line may hold millions
         if width is None:
-            width = len(tokens)
-        elif len(tokens) != width:
-            raise PuzzleError(f"{source}:{line.number}: ragged rows: {len(tokens)} tokens in this row, "
+            width = count
+            limits.check_cells(len(rows), width, f"{source}:{line.number}", error=PuzzleTooLarge)
+        elif count != width:
+            raise PuzzleError(f"{source}:{line.number}: ragged rows: {count} tokens in this row, "
                               f"{width} in the puzzle's first row (line {rows[0].number})")
+        tokens = codecs.polled(_TOKEN.finditer(line.content), f"parsing {source}", every=4096)  # 1x1,000,000 too
         grid.append([_plain_clue(token.group(), line.indent + token.start() + 1, line.number, source)
                      for token in tokens])
     return _checked(np.array(grid, dtype=np.int64), "plain", source, rows[0].number)
@@ -95,7 +97,7 @@ def _plain_clue(token, column, number, source):
     if token == ".":
         return 0
     if not (token.isascii() and token.isdigit()):
-        raise PuzzleError(f"{source}:{number}:{column}: clue {token!r} is not a number" + (
+        raise PuzzleError(f"{source}:{number}:{column}: clue {codecs.shorten(token)!r} is not a number" + (
             codecs.lookalike_note(token) or " (a clue is a positive integer written in ASCII digits, '.' or '0' an "
                                             "empty cell)"))
     value = int(token)

@@ -2,6 +2,7 @@
 
 The interface every puzzle module offers (see ``gpu_sa.puzzles``):
   parse(text, source, fmt)  -> list of puzzles          (raises PuzzleError, one line)
+  parse(text, source, fmt, errors=[]) -> the good ones; each bad puzzle's PuzzleError is added to errors
   puzzle.move(name)         -> AnnealMove for the annealer
   puzzle.write(values, fmt) -> text
   puzzle.check(values)      -> list of rule violations, from the independent validator
@@ -119,14 +120,16 @@ OPTIONS = (
            commands=("generate", "puzzle")),
     Option("--method", _MINIMIZE_HELP.format(budget="--max-nodes and --time-limit"), Choice(MINIMIZE_METHODS),
            dest="minimize_method", commands=("minimize",)),
-    Option("--minimize-method", _MINIMIZE_HELP.format(budget="1,000,000 search nodes per grid"),
+    Option("--minimize-method", _MINIMIZE_HELP.format(budget="1,000,000 nodes per grid"),
            Choice(MINIMIZE_METHODS), commands=("puzzle",)),
     Option("--iterations", "anneal: steps per grid (default 100,000)", Integer(1), purpose="minimisation steps",
            commands=("minimize", "puzzle")),
-    Option("--max-nodes", "brute: search nodes per grid (default 1,000,000: a few seconds on 9x9; the answer is "
-           "then deterministic for a seed)", Integer(0), purpose="search nodes", commands=("minimize",),
-           applies=_BRUTE),
-    Option("--time-limit", "brute: seconds per grid (default: none)", SECONDS, metavar="SECONDS", purpose="seconds",
+    Option("--max-nodes", "brute: nodes per grid, the sets of givens tried: a step of its greedy pass or of its "
+           "anneal (which takes at most half of what the pass leaves), then the search's (default 1,000,000: a few "
+           "seconds on 9x9; the answer is then deterministic for a seed)", Integer(0), purpose="nodes",
+           commands=("minimize",), applies=_BRUTE),
+    Option("--time-limit", "brute: seconds per grid, its greedy pass and anneal (at most half of what the pass "
+           "leaves) included (default: none)", SECONDS, metavar="SECONDS", purpose="seconds",
            commands=("minimize",), applies=_BRUTE),
     Option("--t0", "anneal: first temperature (default 1.0)", Real(), purpose="a temperature",
            commands=("minimize", "puzzle")),
@@ -216,7 +219,9 @@ class Sudoku:
                 config_size=geo.cells, counts_size=2 * self.side * self.side,
                 max_delta=swap.MAX_DELTA, plateau_length=geo.cells, max_cost=swap.max_cost(self.order),
                 log_states=max(log_states, 1.0), has_free_variables=movable.shape[0] > 0,
-                schedule_defaults=self.schedule_defaults)
+                schedule_defaults=self.schedule_defaults,
+                # every row and column holds some digit: at most N - 1 missing from each, whatever the givens
+                cost_bound=2 * self.side * (self.side - 1))
         if name == "tabu":
             tables = tabu.tables(givens, masks, self.order)
             free = int(tables.n_free[0])
@@ -226,7 +231,8 @@ class Sudoku:
                 memory_size=tabu.memory_size(free, self.side),
                 max_delta=geo.peers, plateau_length=geo.cells, max_cost=geo.max_cost,
                 log_states=geo.cells * math.log(self.side), has_free_variables=free > 0,
-                schedule_defaults=tabu.SCHEDULE, chains_per_core=1, cpu_preferred=CPU_PREFERRED["tabu"])
+                schedule_defaults=tabu.SCHEDULE, chains_per_core=1, cpu_preferred=CPU_PREFERRED["tabu"],
+                cost_bound=geo.max_cost)  # conflicting peer pairs: at most every pair
         free = np.flatnonzero(givens < 0).astype(np.int32)
         candidates = sirdey.candidate_table(masks, self.side)
         tables = sirdey.SirdeyTables(
@@ -239,7 +245,7 @@ class Sudoku:
             max_delta=geo.peers, plateau_length=geo.cells, max_cost=geo.max_cost,
             # Sirdey's T'_f: log N with N = (N digits)^(cells), free of the instance (the seed's choice).
             log_states=geo.cells * math.log(self.side), has_free_variables=free.size > 0,
-            schedule_defaults=self.schedule_defaults)
+            schedule_defaults=self.schedule_defaults, cost_bound=geo.max_cost)  # at most every peer pair
 
     @property
     def schedule_defaults(self):
@@ -334,11 +340,13 @@ class Sudoku:
         return validate.sudoku_violations(one_based, givens)
 
 
-def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[Sudoku]:
+def parse(text: str, source: str = "<input>", fmt: str = "auto", errors: list | None = None) -> list[Sudoku]:
+    """Every puzzle of ``text``; given ``errors`` (a list), the bad ones' errors go there and the good ones are
+    returned (``common.codecs.gather``), else the first bad one raises ``PuzzleError``."""
     from .formats import parse as parse_grids
 
     return [Sudoku(givens=g.values, order=g.order, fmt=g.fmt, source=g.source, line=g.line)
-            for g in parse_grids(text, source, fmt)]
+            for g in parse_grids(text, source, fmt, errors)]
 
 
 __all__ = ["Sudoku", "parse", "PuzzleError", "MOVES", "FORMATS", "OUTPUT_FORMATS", "KIND", "SUMMARY", "FORMAT_HELP",

@@ -28,6 +28,7 @@ says what is wrong with that row.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -51,6 +52,9 @@ _ASCII_INTEGER = re.compile(r"^[0-9]+$")
 _SIGNED_INTEGER = re.compile(r"^[-+][0-9]+$")
 _DECIMAL = re.compile(r"^[-+]?[0-9]*[.,][0-9]*$")
 _NUMBER_LIKE = re.compile(r"^[-+]?\d+(?:[.,]\d*)?$")  # \d: full-width digits count as evidence too
+_LINE_SYMBOLS = re.compile(r"[.0-9A-Za-z]+")
+MAX_SIDE = MAX_ORDER * MAX_ORDER  # 64: no row of any format holds more cells or numbers
+NEAR_MISS = 2  # a line this many cells from a puzzle's length is that puzzle with a typo, not another kind's text
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,25 +66,23 @@ class ParsedGrid:
     line: int  # 1-based line where the puzzle starts
 
 
-def parse(text: str, source: str = "<input>", fmt: str = "auto") -> list[ParsedGrid]:
-    """Every puzzle in ``text``; raises ``PuzzleError`` on the first problem."""
+def parse(text: str, source: str = "<input>", fmt: str = "auto", errors: list | None = None) -> list[ParsedGrid]:
+    """Every puzzle in ``text``; raises ``PuzzleError`` on the first problem, or, given ``errors`` (a list), appends
+    each bad puzzle's error to it and returns the good ones (``codecs.gather``)."""
     if fmt not in ("auto",) + FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected auto, {', '.join(FORMATS)}")
-    puzzles = []
-    for block in _blocks(text, source):
-        kind = fmt if fmt != "auto" else _detect(block, source)
-        if kind == "line":
-            for line in codecs.polled(block, f"parsing {source}", every=256):
-                puzzles.append(_parse_line(line, source))
-        elif kind == "grid":
-            puzzles.append(_parse_grid(block, source))
-        elif kind == "numbers":
-            puzzles.append(_parse_numbers(block, source))
-        else:
-            puzzles.append(_parse_acs(block, source))
-    if not puzzles:
-        raise PuzzleError(f"{source}: no puzzle found")
-    return puzzles
+    readers = {"line": _parse_line, "grid": _parse_grid, "numbers": _parse_numbers, "acs": _parse_acs}
+
+    def attempts():
+        for block in _blocks(text, source):
+            kind = fmt if fmt != "auto" else _detect(block, source)
+            if kind == "line":  # a puzzle per line
+                for line in codecs.polled(block, f"parsing {source}", every=256):
+                    yield lambda line=line: _parse_line(line, source)
+            else:
+                yield lambda block=block, read=readers[kind]: read(block, source)
+
+    return codecs.gather(attempts(), source, errors)
 
 
 def _blocks(text, source):
@@ -95,6 +97,11 @@ def _blocks(text, source):
 def _tokens(line):
     """(1-based column, token) of each token of a line; blanks and ``|`` separate tokens."""
     return [(line.indent + match.start() + 1, match.group()) for match in _TOKEN.finditer(line.content)]
+
+
+def _count(line):
+    """(tokens, characters in them) of a line, counted before any list of them is made (``codecs.count_tokens``)."""
+    return codecs.count_tokens(line.content, "|")
 
 
 def _detect(block, source):
@@ -113,17 +120,20 @@ def _has_acs_header(block):
 
 def _shape(line, rows):
     """The format one line of a ``rows``-line block looks like."""
-    tokens = [token for _, token in _tokens(line)]
-    cells = sum(len(token) for token in tokens)
-    if len(tokens) == 1 and cells in LINE_LENGTHS and cells != rows:
+    count, cells = _count(line)
+    # the rules below look at the tokens of lines of two or more; no row of any format has more than the largest
+    # side, and the rest of a longer line changes no vote
+    tokens = ([match.group() for match in itertools.islice(_TOKEN.finditer(line.content), MAX_SIDE + 1)]
+              if count >= 2 else [])
+    if count == 1 and cells in LINE_LENGTHS and cells != rows:
         return "line"
-    if len(tokens) == rows > 1 and all(_ASCII_INTEGER.match(token) for token in tokens):
+    if count == rows > 1 and all(_ASCII_INTEGER.match(token) for token in tokens):
         return "numbers"  # also a spaced grid of digits: both read the same
-    if cells == rows or (len(tokens) == 1 and cells in GRID_SIDES):
+    if cells == rows or (count == 1 and cells in GRID_SIDES):
         return "grid"
-    if len(tokens) >= 2 and 2 * sum(bool(_NUMBER_LIKE.match(token)) for token in tokens) > len(tokens):
+    if count >= 2 and 2 * sum(bool(_NUMBER_LIKE.match(token)) for token in tokens) > len(tokens):
         return "numbers"
-    return "grid" if len(tokens) >= 2 and all(len(token) == 1 for token in tokens) else "line"
+    return "grid" if count >= 2 and all(len(token) == 1 for token in tokens) else "line"
 
 
 def _where(source, line, column=None):
@@ -147,12 +157,20 @@ def _symbol_value(symbol, side, where):
 
 
 def _parse_line(line, source):
-    length = len(line.content)
-    order = order_of_side(int(round(length ** 0.5))) if int(round(length ** 0.5)) ** 2 == length else None
-    if order is None or length not in LINE_LENGTHS:
-        blanks = " and no blanks" if any(ch.isspace() for ch in line.content) else ""
+    length = len(line.content)  # measured before anything is made of the line: a file may be one line of megabytes
+    if length not in LINE_LENGTHS:
+        nearest = min(LINE_LENGTHS, key=lambda cells: abs(cells - length))
+        if abs(nearest - length) <= NEAR_MISS and _LINE_SYMBOLS.fullmatch(line.content):
+            # a puzzle of this kind with a symbol left out or typed twice: that is what to say, and no other kind is
+            # to blame (a ShapeError would add "the file reads as hashi", a 1-row Hashiwokakero of dots and digits);
+            # a game ID or a URL (':', '/') is no near miss
+            side = int(round(nearest ** 0.5))
+            raise PuzzleError(f"{_where(source, line.number)}: wrong length {length}: a {side}x{side} grid has "
+                              f"{nearest} cells ({_near_miss(length - nearest)})")
+        blanks = " and no blanks" if codecs.count_cells(line.content) < length else ""
         raise ShapeError(f"{_where(source, line.number)}: wrong length {length} "
                           f"(a line puzzle has {', '.join(map(str, LINE_LENGTHS))} cells{blanks})")
+    order = order_of_side(int(round(length ** 0.5)))
     side = order * order
     values = [_VALUE_OF.get(symbol, side) for symbol in line.content]  # side: not a value of this grid
     if max(values) >= side:  # the slow way, which names the first bad character and where it is
@@ -161,29 +179,36 @@ def _parse_line(line, source):
     return _checked(np.array(values, dtype=np.int16), order, "line", source, line.number)
 
 
+def _near_miss(extra):
+    """How a line that is ``extra`` cells longer than a puzzle (fewer when negative) came to be, as a question."""
+    count = ("one", "two", "three")[abs(extra) - 1] if abs(extra) <= 3 else str(abs(extra))
+    return f"{count} missing?" if extra < 0 else f"{count} too many?"
+
+
 def _parse_grid(block, source):
-    rows = [[(column + i, s) for column, token in _tokens(line) for i, s in enumerate(token)] for line in block]
     side = len(block)
     order = order_of_side(side)
+    widths = [_count(line)[1] for line in codecs.polled(block, f"parsing {source}")]  # sizes first, cells later
     if order is None or side > len(SYMBOLS):
-        widths = Counter(len(cells) for cells in rows).most_common(1)[0][0]
-        hint = (f"rows of {widths} cells: a {widths}x{widths} grid needs {widths} rows" if widths in GRID_SIDES
+        width = Counter(widths).most_common(1)[0][0]
+        hint = (f"rows of {width} cells: a {width}x{width} grid needs {width} rows" if width in GRID_SIDES
                 else "a Sudoku grid of order 2..5 has 4, 9, 16 or 25 rows; use the numbers format for larger grids")
         raise ShapeError(f"{_where(source, block[0].number)}: a grid of {side} rows: {hint}")
     values = []
-    for line, cells in zip(block, rows):
-        if len(cells) != side:
-            raise PuzzleError(f"{_where(source, line.number)}: wrong length: {len(cells)} cells in a row, expected {side}")
-        values.extend(_symbol_value(s, side, _where(source, line.number, column)) for column, s in cells)
+    for line, width in zip(block, widths):
+        if width != side:
+            raise PuzzleError(f"{_where(source, line.number)}: wrong length: {width} cells in a row, expected {side}")
+        values.extend(_symbol_value(s, side, _where(source, line.number, column + i))
+                      for column, token in _tokens(line) for i, s in enumerate(token))
     return _checked(np.array(values, dtype=np.int16), order, "grid", source, block[0].number)
 
 
 def _rows_of_numbers(block, source, fmt, empty):
     """The values (0-based, -1 empty) of a block of N rows of N numbers, ``empty`` marking an empty cell."""
     side = len(block)
-    rows = [_tokens(line) for line in block]
+    counts = [_count(line)[0] for line in codecs.polled(block, f"parsing {source}")]  # sizes first, tokens later
     if order_of_side(side) is None:
-        width = Counter(len(tokens) for tokens in rows).most_common(1)[0][0]
+        width = Counter(counts).most_common(1)[0][0]
         if order_of_side(width) is not None:
             problem = f"a {width}x{width} Sudoku needs {width} rows"
         else:
@@ -191,12 +216,12 @@ def _rows_of_numbers(block, source, fmt, empty):
         raise ShapeError(f"{_where(source, block[0].number)}: {side} row{'s' * (side != 1)} of {width} numbers in "
                           f"the {fmt} format: {problem}")
     values = []
-    for line, tokens in zip(block, rows):
-        if len(tokens) != side:
-            raise PuzzleError(f"{_where(source, line.number)}: wrong length: {len(tokens)} numbers in a row, "
+    for line, count in zip(block, counts):
+        if count != side:
+            raise PuzzleError(f"{_where(source, line.number)}: wrong length: {count} numbers in a row, "
                               f"expected {side}")
         values.extend(_number(token, side, fmt, empty, _where(source, line.number, column))
-                      for column, token in tokens)
+                      for column, token in _tokens(line))
     return np.array(values, dtype=np.int16), order_of_side(side)
 
 
@@ -215,11 +240,11 @@ def _number(token, side, fmt, empty, where):
         raise PuzzleError(f"{where}: value -1 out of range {legal}; -1 is the acs format's empty cell, and an acs "
                           f"file starts with a line holding the order, then a line '1')")
     if _SIGNED_INTEGER.match(token) and token.startswith("+"):
-        raise PuzzleError(f"{where}: bad number {token!r}: write numbers without a sign")
+        raise PuzzleError(f"{where}: bad number {codecs.shorten(token)!r}: write numbers without a sign")
     if _DECIMAL.match(token):
-        raise PuzzleError(f"{where}: bad number {token!r}: cells hold integers, {legal})")
+        raise PuzzleError(f"{where}: bad number {codecs.shorten(token)!r}: cells hold integers, {legal})")
     note = codecs.lookalike_note(token)
-    raise PuzzleError(f"{where}: bad number {token!r}" + (note or f": a cell is {legal})"))
+    raise PuzzleError(f"{where}: bad number {codecs.shorten(token)!r}" + (note or f": a cell is {legal})"))
 
 
 def _parse_numbers(block, source):

@@ -198,3 +198,62 @@ def test_full_width_characters_are_named():
     with pytest.raises(PuzzleError, match=r"^w:3: bad character '３' in the puzz.link body: write '3'"):
         codecs.decode_number16("g３", 2, "w", column=2)
     assert codecs.lookalike_note("x") == "" and codecs.lookalike_note("１２") == ": write '12' (only ASCII is read)"
+
+
+# --- lines, counts and a file's bad puzzles --------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["", "a", "a\n", "\n", "a\n\nb", "a\r\nb\rc\x0bd\x0ce\x1cf\x85g\u2028h\u2029i\n",
+                                  "a\n\r\n", "\r", "x" * 5000 + "\ny"])
+def test_lines_are_the_lines_that_splitlines_lists(text):
+    assert list(codecs.lines(text)) == text.splitlines()
+
+
+@pytest.mark.parametrize("length", [30, 5000])  # a regular expression counts short lines, NumPy long ones
+@pytest.mark.parametrize("separators", ["", "|"])
+def test_count_tokens_counts_what_a_split_would_make(length, separators):
+    import random
+    import re
+
+    generator = random.Random(length)
+    for alphabet in ("ab1 \t|", "ab1 \t|\u3000\xa0\x1c\u2028１"):  # ASCII only, and other blanks too
+        text = "".join(generator.choice(alphabet) for _ in range(length))
+        tokens = re.findall(r"[^\s" + re.escape(separators) + "]+", text)
+        assert codecs.count_tokens(text, separators) == (len(tokens), sum(map(len, tokens)))
+        assert codecs.count_cells(text) == sum(not character.isspace() for character in text)
+
+
+def test_gather_keeps_the_good_puzzles_and_each_bad_ones_error():
+    def bad(number):
+        def attempt():
+            raise PuzzleError(f"f:{number}: bad")
+        return attempt
+
+    attempts = [lambda: 1, bad(2), lambda: 3, bad(4)]
+    errors = []
+    assert codecs.gather(iter(attempts), "f", errors) == [1, 3]
+    assert [str(error) for error in errors] == ["f:2: bad", "f:4: bad"]
+    with pytest.raises(PuzzleError, match="^f:2: bad$"):  # no list: the first bad puzzle refuses the file
+        codecs.gather(iter(attempts), "f")
+    with pytest.raises(PuzzleError, match="^f:2: bad$"):  # no good puzzle at all: the first error, as before
+        codecs.gather(iter([bad(2), bad(4)]), "f", [])
+    with pytest.raises(PuzzleError, match="^f: no puzzle found$"):
+        codecs.gather(iter([]), "f", [])
+
+
+EASY = "..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.19326....3.862.."
+
+
+@pytest.mark.parametrize("kind, text, good, bad", [
+    ("sudoku", f"{EASY}\n{EASY[:-1]}\n{EASY}\n\n1 2\n3 4\n\n{EASY}\n", [1, 3, 8],
+     ["f:2: wrong length 80", "f:5: 2 rows of 2 numbers"]),
+    ("shikaku", "2x2:4c\n2x2:3\n. 2\n. 2\n\n. 3\n. 2\n", [1, 3], ["f:2: not enough data", "f:6: the clues sum to 5"]),
+    ("hashi", "3x1:1a1\n3x1:1a\n1.1\n\n1.0\n", [1, 3], ["f:2: not enough data", "f:5:3: island with value 0"]),
+], ids=["sudoku", "shikaku", "hashi"])
+def test_every_kind_reads_the_good_puzzles_of_a_file_with_bad_ones(kind, text, good, bad):
+    from gpu_sa.puzzles import PUZZLES
+
+    errors = []
+    assert [puzzle.line for puzzle in PUZZLES[kind].parse(text, "f", errors=errors)] == good
+    assert [str(error)[:len(start)] for error, start in zip(errors, bad)] == bad and len(errors) == len(bad)
+    with pytest.raises(PuzzleError, match=f"^{bad[0]}"):  # without the list: refused at the first, as before
+        PUZZLES[kind].parse(text, "f")
