@@ -104,8 +104,7 @@ def cluster(address: str | None = None, workers: int | None = None, *, timeout: 
         raise ValueError("give either a scheduler address or a number of workers")
     distributed = _distributed()
     if workers is not None:
-        if isinstance(workers, bool) or int(workers) != workers or workers < 1:
-            raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        runner.check_positive_int("workers", workers)
         try:
             local = distributed.LocalCluster(n_workers=int(workers), threads_per_worker=1, processes=True,
                                              dashboard_address=":0", silence_logs=logging.ERROR)
@@ -354,12 +353,12 @@ def _trials(anneal_move, law, options: runner.Options, chains: int) -> int:
     return 1 if moves == 0 else trials
 
 
-def _check(options: runner.Options, in_flight, keep_state_why: str) -> None:
+def _check(options: runner.Options, in_flight) -> None:
     """What ``runner.anneal`` cannot check for a cluster, before any task leaves."""
-    if in_flight is not None and (isinstance(in_flight, bool) or int(in_flight) != in_flight or in_flight < 1):
-        raise ValueError(f"in_flight must be a positive integer, got {in_flight!r}")
+    if in_flight is not None:
+        runner.check_positive_int("in_flight", in_flight)
     if options.keep_state:
-        raise ValueError(f"keep_state: {keep_state_why}")
+        raise ValueError("keep_state: the chains' state stays on the workers")
 
 
 @runner.taking_the_options
@@ -378,7 +377,7 @@ def solve_one(puzzle, *, client, backend: str = "auto", in_flight: int | None = 
     found so far (``stopped``: interrupted or time_limit; then the answer need not be the one-process answer).
     """
     options = runner.options_from("solve_one", options, keywords)
-    _check(options, in_flight, "a trial's chains stay on its worker")
+    _check(options, in_flight)
     distributed = _distributed()
     if options.seed is None:
         options = replace(options, seed=runner.default_seed())
@@ -499,12 +498,12 @@ def solve_many(puzzles: Iterable, *, client, batch: int | None = None, backend: 
     puzzles are not started.
     """
     options = runner.options_from("solve_many", options, keywords)
-    _check(options, in_flight, "the chains stay on the workers")
+    _check(options, in_flight)
     distributed = _distributed()
     if options.seed is None:
         options = replace(options, seed=runner.default_seed())
-    if batch is not None and (isinstance(batch, bool) or int(batch) != batch or batch < 1):
-        raise ValueError(f"batch must be a positive integer, got {batch!r}")
+    if batch is not None:
+        runner.check_positive_int("batch", batch)
     source = iter(puzzles)
     first = next(source, None)
     if first is None:

@@ -8,12 +8,11 @@ not a MemoryError.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..engine import runner, schedule as schedule_module, stop
+from ..engine import exchange, runner, schedule as schedule_module, stop
 from . import schema
 from ..engine.contract import state_bytes
 from ..options import UsageError, check_cooling, check_output, read_text
@@ -87,22 +86,14 @@ def check_chains(anneal_move, chains: int, trials: int | None, law: schedule_mod
     from ..engine.limits import check_memory
 
     check_memory(state_bytes(anneal_move, chains), f"--chains {chains}: {chains:,} chains")
-    if law is not None and law.levels > 1:
-        pairs, gaps = _exchange_shape(law, anneal_move.cost_bound)
-        check_memory(pairs * gaps * 4, f"--replicas {law.levels}: the replica exchange table ({pairs:,} rung pairs x "
-                                       f"{gaps:,} cost gaps)")
+    if law is not None and law.levels > 1:  # the engine checks it too, but only once the chains are set up
+        pairs, gaps = exchange.exchange_shape(law.rungs(), anneal_move.cost_bound)
+        check_memory(exchange.table_bytes(pairs, gaps),
+                     f"--replicas {law.levels}: {exchange.describe_table(pairs, gaps)}")
     runs = chains * max(trials or 1, 1)
     if runs > runner.CHAIN_INDICES:
         raise UsageError(f"--chains {chains} x --trials {trials} = {runs:,} chains in all: at most "
                          f"{runner.CHAIN_INDICES:,} (each chain has its own random stream, numbered in 32 bits)")
-
-
-@functools.lru_cache(maxsize=8)
-def _exchange_shape(law, cost_bound):
-    """``exchange_shape`` of a ladder, once per file: its puzzles mostly share one (R rungs to look at each time)."""
-    from ..engine.exchange import exchange_shape
-
-    return exchange_shape(law.rungs(), cost_bound)
 
 
 def dump_paths(path: str | None, count: int, *, overwrite: bool = False) -> list[str | None]:

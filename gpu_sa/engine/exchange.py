@@ -59,6 +59,15 @@ def exchange_shape(temperatures, cost_bound: int | None = None) -> tuple[int, in
     return gaps_beta.size, _width(gaps_beta, cost_bound)
 
 
+def describe_table(pairs: int, width: int) -> str:
+    return f"the replica exchange table ({pairs:,} rung pairs x {width:,} cost gaps)"
+
+
+def table_bytes(pairs: int, width: int) -> int:
+    """What ``exchange_table`` of that shape needs: the table, and one block's float64 work arrays."""
+    return pairs * width * 4 + min(pairs, max(1, BLOCK_ENTRIES // width)) * width * 8 * 3
+
+
 def exchange_table(temperatures: np.ndarray, cost_bound: int | None = None) -> np.ndarray:
     """uint32 (R - 1, width) thresholds for the ladder ``temperatures`` (increasing, R rungs) of chains whose costs
     never exceed ``cost_bound`` (None: not known). Any width gives the same decisions: a gap past the table is
@@ -72,8 +81,8 @@ def exchange_table(temperatures: np.ndarray, cost_bound: int | None = None) -> n
     gaps_beta = _gaps_beta(temperatures)
     pairs, width = gaps_beta.size, _width(gaps_beta, cost_bound)
     rows = max(1, BLOCK_ENTRIES // width)
-    what = f"the replica exchange table ({pairs:,} rung pairs x {width:,} cost gaps)"
-    limits.check_memory(pairs * width * 4 + min(pairs, rows) * width * 8 * 3, what)
+    what = describe_table(pairs, width)
+    limits.check_memory(table_bytes(pairs, width), what)
     with limits.doing(f"setting up {what}"):
         table = np.empty((pairs, width), dtype=np.uint32)
         gap = np.arange(width, dtype=np.float64)

@@ -143,17 +143,17 @@ class Options:
 
     def __post_init__(self):
         if self.chains is not None:
-            _check_positive_int("chains", self.chains)
+            check_positive_int("chains", self.chains)
         if self.seed is not None:
             object.__setattr__(self, "seed", int(self.seed))
             if not 0 <= self.seed < 2**64:
                 raise ValueError(f"seed must be in [0, 2**64), got {self.seed}")
         if self.stall_plateaus is not None:
-            _check_positive_int("stall_plateaus", self.stall_plateaus)
+            check_positive_int("stall_plateaus", self.stall_plateaus)
         if self.time_limit is not None and not self.time_limit > 0:
             raise ValueError(f"time_limit must be positive, got {self.time_limit}")
         if self.exchange_interval is not None:
-            _check_positive_int("exchange_interval", self.exchange_interval)
+            check_positive_int("exchange_interval", self.exchange_interval)
 
     def move_of(self, puzzle) -> AnnealMove:
         if self.move:
@@ -276,7 +276,7 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, backend="auto",
     if options.seed is None:
         options = dataclasses.replace(options, seed=default_seed())
     if batch is not None:
-        _check_positive_int("batch", batch)
+        check_positive_int("batch", batch)
     hooks = Hooks(progress, stop_when, on_ready, on_chunk)
     source = _Source(puzzles, options)
     since = (entered, 0.0)  # (when this batch's set-up began, the source's preparation seconds by then)
@@ -749,7 +749,7 @@ def _next_chunk(chunk, launched, chunk_seconds, plateau_length, time_left, early
     return max(1, min(chunk, most_plateaus * plateau_length, MAX_LAUNCH_MOVES))
 
 
-def _check_positive_int(name, value):
+def check_positive_int(name, value):
     if isinstance(value, bool) or int(value) != value or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
 

@@ -167,12 +167,11 @@ def gather(attempts: Iterable[Callable[[], object]], source: str, errors: Option
     puzzles = []
     for attempt in attempts:
         stop.check(f"parsing {source}")  # between puzzles: a puzzle, or the passes before it, may be megabytes
-        if errors is None:
-            puzzles.append(attempt())
-            continue
         try:
             puzzles.append(attempt())
         except PuzzleError as error:
+            if errors is None:
+                raise
             errors.append(error.with_traceback(None))  # the message is all that is kept; frames hold lines of text
     if not puzzles:
         if errors:
