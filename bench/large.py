@@ -1,13 +1,32 @@
-"""Large Sudoku (16x16 to 49x49) near the phase transition: our methods and the peers (the ant colony of
-Lloyd & Amos, CaDiCaL, OR-Tools CP-SAT) on the same instances, in the same run.
+"""Large Sudoku (16x16 to 100x100) near the phase transition: our methods and the peers (Sudoku-LS, the ant colony
+of Lloyd & Amos, CaDiCaL, Kissat, OR-Tools CP-SAT) on the same instances, in the same run.
 
     python bench/large.py [--budget 60] [--sizes 16,25,36,49] [--percentages 0,35,40,45,50,60]
-                          [--instances K] [--methods swap,sirdey,default,exact] [--seed 1]
-                          [--peers cadical,kissat,cpsat] [--peer-acs PATH] [--cadical PATH] [--kissat PATH]
-                          [--cpsat-workers 2]
-                          [--backend auto] [--extra-args '...'] [--exact-args '...']
+                          [--cells SIDE:P[=BUDGET],...|table] [--instances K | --indices I-J,K]
+                          [--set lloyd-amos|sudoku-ls] [--methods swap,sirdey,default,exact] [--seed 1]
+                          [--peers sudoku-ls,cadical,kissat,cpsat] [--sudoku-ls PATH] [--peer-acs PATH]
+                          [--cadical PATH] [--kissat PATH] [--cpsat-workers 2]
+                          [--backend auto] [--extra-args '...'] [--exact-args '...'] [--grace 60]
                           [--variant NAME='SOLVE OPTIONS' ...] [--records FILE.jsonl] [--json] [--results DIR]
     python bench/large.py --build 36|49
+
+The large-grid comparison with Sudoku-LS, in one command (Sudoku-LS built first, bench/peers/build_sudoku_ls.sh):
+
+    python bench/large.py --set sudoku-ls --cells table --indices 20-29 --seed 1 \
+        --methods default --variant anneal='--method anneal' \
+        --peers sudoku-ls --sudoku-ls /work/peers/Sudoku-LS-timed --records /work/peers/large-table.jsonl
+
+``--cells table`` is ``TABLE_CELLS``: 49x49 at 50 %, 64x64 at 50 and 60 %, 81x81 at 40 % (each --budget's 60 s),
+81x81 at 50 % and 100x100 at 40 % (300 s each); instances 20-29 of each cell from Sudoku-LS's own set
+(bench/data/sudoku_ls/README.md: 0-9 are the dev instances, 10-19 the check, 20-29 this table; tune on others).
+Columns: ``default`` (``gpu-sa solve`` as a user runs it), ``anneal`` (``--method anneal``), ``sudoku-ls``; every
+answer validated; seed 1. Ten instances x three methods x six cells: up to 7 hours of budget (2 h at 60 s, 5 h at
+300 s), best on a machine with nothing else running: Sudoku-LS's clock (and its time limit) is its process CPU
+time, ours elapsed time, so a loaded machine is unfair to ours, and there Sudoku-LS needs a --grace that covers its
+budget in wall seconds (it was killed at 60 + 20 s while still inside its 60 CPU seconds). ``--records`` lets an interrupted run resume; an interrupted run (Ctrl-C) still writes its record of the
+runs that ended. ``--cells 64:50,64:60`` (or any cells of the table) runs a part. A cell our command cannot read
+(an order it does not take yet) is not a crash: each of its runs is ``refused``, a failure, with the command's
+error line as the reason (the record's "each run" table).
 
 Instances. 16x16 and 25x25: ``../shared/data/sudoku/lloyd_amos/instNxN_F_I.txt`` (20 per size and
 percentage F of givens; the seed's numbers format; not guaranteed unique: any valid completion is a
@@ -20,6 +39,8 @@ emptied, keeping ceil(P % of the cells) givens, the rounding of the Lloyd & Amos
 README says the same. ``--build 36`` or ``--build 49`` rebuilds them with this checkout's generator: the
 checked-in ones come from commit 9fb8ee2 (``BuiltSet.built_at``), and a later commit's generator makes other
 grids, so it refuses to overwrite an instance with a different one (exit 2; ``--data-large DIR`` builds elsewhere).
+``--set sudoku-ls``: Sudoku-LS's own instances, copied unchanged into ``bench/data/sudoku_ls/INST_NxN/P/`` (the
+ant colony's format): 0-19 of 25x25 to 64x64 at 40, 50 and 60 %, and 20-29 of the comparison's cells (its README).
 
 Methods, each run as a WHOLE PROCESS per instance, as a user would run it:
 - ``swap``, ``sirdey``: ``gpu-sa solve F --move M --time-limit BUDGET --seed S --backend B --json``;
@@ -44,10 +65,12 @@ the ant colony's Solve() call, CaDiCaL's real time less its parsing, CP-SAT's wa
 counts as solved only if the method says so within the budget on its own clock AND the independent
 validator (``gpu_sa.puzzles.sudoku.validate``: every given kept, every rule satisfied) accepts the grid
 it printed; a claimed solution that fails validation is reported as ``invalid`` and counts as a
-failure. A process still running at BUDGET + ``--grace`` wall seconds is killed (``killed``).
-Medians and maxima are over all instances of a cell, a failure counting as slower than the budget
-(printed ``>B``); ratios divide by each peer's median in the same run (> 1: slower than the peer), the
-wall ratio by the first peer's. After the table: the cells where ``default`` or ``exact`` lose to a peer,
+failure. A process still running at BUDGET + ``--grace`` wall seconds is killed (``killed``); one of
+ours that exits with status 2 and a "gpu-sa: error:" line without an answer (an input it refuses) is ``refused``.
+Medians and maxima are over all instances of a cell, a failure counting as slower than the cell's budget
+(printed ``>B``; ``--cells`` gives a cell a budget of its own, the table's "budget s"); ratios divide by each
+peer's median in the same run (> 1: slower than the peer), the
+wall ratio by the first peer's. After the table: the cells where ``default``, ``anneal`` or ``exact`` lose to a peer,
 and the instances a peer solved that they did not. The run's record (the summary table, each run's status and
 clocks, and those lines as notes) goes to bench/results/large/ (``--results``); ``--records`` is another thing,
 a log of runs to resume from.
@@ -98,9 +121,12 @@ LLOYD_AMOS = SHARED_DATA / "sudoku" / "lloyd_amos"
 DATA_LARGE = ROOT / "bench" / "data"  # sudoku36_45/, sudoku49_40/, sudoku49_45/, sudoku49_50/
 DATA_36 = DATA_LARGE / "sudoku36_45"
 PERCENTAGES = (0, 35, 40, 45, 50, 60)
-SIDES = (16, 25, 36, 49, 64)
+SIDES = (16, 25, 36, 49, 64, 81, 100)
 DATA_SUDOKU_LS = ROOT / "bench" / "data" / "sudoku_ls"  # INST_NxN/P/instNxN_P_I.txt (README there)
 SETS = ("lloyd-amos", "sudoku-ls")
+# The cells of the large-grid comparison with Sudoku-LS (``--cells table``): side:percent, and =budget where a cell's
+# budget is not --budget's (60 s). Sudoku-LS's own instances, 20-29 of each cell (bench/data/sudoku_ls/README.md).
+TABLE_CELLS = "49:50,64:50,64:60,81:40,81:50=300,100:40=300"
 
 
 @dataclass(frozen=True)
@@ -129,7 +155,7 @@ BUILD_36_PERCENT = 45
 TAG_EMPTY = 0x454D5054  # "EMPT": the stream that picks the cells emptied in the built grids
 PEER = "acs"  # the reference peer when it runs (ratios are to the first peer of the run otherwise)
 WARM_UP_BUDGET = 5.0
-STATUSES = ("solved", "over_budget", "unsolved", "invalid", "killed", "error")
+STATUSES = ("solved", "over_budget", "unsolved", "invalid", "killed", "refused", "error")
 
 
 @dataclass(frozen=True)
@@ -197,28 +223,81 @@ def read_numbers(path: Path) -> tuple:
 
 
 def instances(sides, percentages, count, data: Path, data_large: Path,
-              instance_set: str = "lloyd-amos") -> tuple[list[Instance], list[str]]:
-    """The first ``count`` instances (by number) of every (side, percentage) cell; and notes on the
-    cells that have none. Set ``lloyd-amos``: 16x16 and 25x25 come from ``data`` (Lloyd & Amos), the built
-    sets from ``data_large``/sudoku{side}_{percent}/ (only at their own percentages). Set ``sudoku-ls``:
-    bench/data/sudoku_ls/INST_NxN/P/ (25x25 to 64x64 at 40, 50 and 60 %)."""
+              instance_set: str = "lloyd-amos", cells=None, indices=None) -> tuple[list[Instance], list[str]]:
+    """The first ``count`` instances (by number) of every (side, percentage) cell, or those numbered
+    ``indices`` when given; and notes on the cells that have none, or lack some of ``indices``. The cells: every
+    side with every percentage, or the (side, percent) pairs of ``cells`` when given. Set ``lloyd-amos``: 16x16
+    and 25x25 come from ``data`` (Lloyd & Amos), the built sets from ``data_large``/sudoku{side}_{percent}/
+    (only at their own percentages). Set ``sudoku-ls``: bench/data/sudoku_ls/INST_NxN/P/ (its README: which
+    cells and instances are there)."""
     found, notes = [], []
-    for side in sides:
-        for percent in percentages:
-            if instance_set == "sudoku-ls":
-                folder = DATA_SUDOKU_LS / f"INST_{side}x{side}" / str(percent)
-            elif side in BUILT and percent not in BUILT[side].percentages:
-                continue  # the built sets exist at their own percentages only, by design
-            else:
-                folder = data_large / f"sudoku{side}_{percent}" if side in BUILT else data
-            pattern = re.compile(rf"inst{side}x{side}_{percent}_(\d+)\.txt$")
-            paths = sorted((int(m.group(1)), p) for p in folder.glob(f"inst{side}x{side}_{percent}_*.txt")
-                           if (m := pattern.search(p.name)))
-            if not paths:
-                notes.append(f"no {side}x{side} instances at {percent} % in {folder}")
-                continue
-            found += [Instance(side, percent, index, path, read_numbers(path)) for index, path in paths[:count]]
+    pairs = cells if cells is not None else [(side, percent) for side in sides for percent in percentages]
+    for side, percent in pairs:
+        if instance_set == "sudoku-ls":
+            folder = DATA_SUDOKU_LS / f"INST_{side}x{side}" / str(percent)
+        elif side in BUILT and percent not in BUILT[side].percentages:
+            continue  # the built sets exist at their own percentages only, by design
+        else:
+            folder = data_large / f"sudoku{side}_{percent}" if side in BUILT else data
+        pattern = re.compile(rf"inst{side}x{side}_{percent}_(\d+)\.txt$")
+        paths = sorted((int(m.group(1)), p) for p in folder.glob(f"inst{side}x{side}_{percent}_*.txt")
+                       if (m := pattern.search(p.name)))
+        if indices is not None:
+            lacking = sorted(set(indices) - {index for index, _ in paths})
+            paths = [(index, path) for index, path in paths if index in indices]
+            if lacking and paths:
+                notes.append(f"{side}x{side} at {percent} % in {folder} lacks instance"
+                             f"{'s' if len(lacking) > 1 else ''} {', '.join(map(str, lacking))}")
+        else:
+            paths = paths[:count]
+        if not paths:
+            which = f" numbered {format_indices(indices)}" if indices is not None else ""
+            notes.append(f"no {side}x{side} instances{which} at {percent} % in {folder}")
+            continue
+        found += [Instance(side, percent, index, path, read_numbers(path)) for index, path in paths]
     return found, notes
+
+
+def parse_indices(text: str) -> tuple[int, ...]:
+    """'20-29' or '0-4,7,9': the instance numbers, sorted. ValueError on anything else."""
+    numbers = set()
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        low, dash, high = part.partition("-")
+        first, last = int(low), int(high) if dash else int(low)
+        if first < 0 or last < first:
+            raise ValueError(f"{part!r}: not a range of instance numbers")
+        numbers.update(range(first, last + 1))
+    if not numbers:
+        raise ValueError("no instance numbers")
+    return tuple(sorted(numbers))
+
+
+def format_indices(indices) -> str:
+    """(20, 21, ..., 29) -> '20-29'; (0, 1, 5) -> '0-1,5'."""
+    runs, indices = [], sorted(indices)
+    for index in indices:
+        if runs and index == runs[-1][1] + 1:
+            runs[-1][1] = index
+        else:
+            runs.append([index, index])
+    return ",".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs)
+
+
+def parse_cells(text: str) -> list[tuple[int, int, float | None]]:
+    """'64:50,81:50=300' (or 'table': ``TABLE_CELLS``): (side, percent, budget or None) per cell, in order."""
+    cells = []
+    for part in filter(None, (p.strip() for p in (TABLE_CELLS if text == "table" else text).split(","))):
+        cell, equals, budget = part.partition("=")
+        side, colon, percent = cell.partition(":")
+        if not colon:
+            raise ValueError(f"{part!r}: not SIDE:PERCENT[=BUDGET]")
+        seconds = float(budget) if equals else None
+        if seconds is not None and not seconds > 0:
+            raise ValueError(f"{part!r}: the budget must be positive")
+        cells.append((int(side), int(percent), seconds))
+    if not cells:
+        raise ValueError("no cells")
+    return cells
 
 
 def emptied_cells(cells: int, keep: int, grid_index: int, seed: int) -> list[int]:
@@ -357,6 +436,9 @@ def run_one(method: Method, instance: Instance, settings: Settings, workdir: Pat
         raise
     record["wall"] = time.perf_counter() - start
     record["returncode"] = process.returncode
+    if method.kind != "peer" and (reason := refusal(process.returncode, stdout, stderr)) is not None:
+        record.update(status="refused", seconds=None, error=reason)
+        return record
     try:
         if method.kind != "peer" and process.returncode not in (0, 1):
             raise ValueError(f"exit status {process.returncode}")
@@ -376,6 +458,16 @@ def run_one(method: Method, instance: Instance, settings: Settings, workdir: Pat
     else:
         record["status"] = "solved"
     return record
+
+
+def refusal(returncode: int, stdout: str, stderr: str) -> str | None:
+    """Why our command refused the instance (exit status 2 with a "gpu-sa: error:" line and no JSON answer: an
+    input it cannot read, such as an order it does not take), else None. A refusal counts as a failure, with
+    this reason in the record, as an instance it failed on would."""
+    if returncode != 2 or any(line.startswith("{") for line in stdout.splitlines()):
+        return None
+    errors = [line.strip() for line in stderr.splitlines() if "error:" in line]
+    return errors[-1][:300] if errors else None
 
 
 def _kill(process):
@@ -403,7 +495,8 @@ def summarise(records: list[dict], methods: list[str], budget: float) -> list[di
                 continue
             solve = [r["seconds"] if r["status"] == "solved" else math.inf for r in runs]
             wall = [r["wall"] if r["status"] == "solved" else math.inf for r in runs]
-            stats[method] = dict(side=side, percent=percent, method=method, total=len(runs),
+            stats[method] = dict(side=side, percent=percent, method=method, budget=runs[0].get("budget", budget),
+                                 total=len(runs),
                                  solved=sum(r["status"] == "solved" for r in runs),
                                  failures={s: n for s in STATUSES[1:] if (n := sum(r["status"] == s for r in runs))},
                                  median=statistics.median(solve), max=max(solve), median_wall=statistics.median(wall),
@@ -472,11 +565,13 @@ def summary_table(rows, budget) -> tuple[list[str], list[list]]:
     table = []
     for e in rows:
         failures = ", ".join(f"{n} {s}" for s, n in e["failures"].items())
+        cell_budget = e.get("budget") or budget
         table.append([f"{e['side']}x{e['side']}", e["percent"], e["method"], f"{e['solved']}/{e['total']}",
-                      _seconds(e["median"], budget), _seconds(e["max"], budget), _seconds(e["median_wall"], budget),
+                      cell_budget, _seconds(e["median"], cell_budget), _seconds(e["max"], cell_budget),
+                      _seconds(e["median_wall"], cell_budget),
                       *(_ratio_text(e["ratios"].get(p)) for p in peers), _ratio_text(e["ratio_wall"]),
                       failures or "-"])
-    return (["size", "givens %", "method", "solved", "median solve s", "max solve s", "median wall s",
+    return (["size", "givens %", "method", "solved", "budget s", "median solve s", "max solve s", "median wall s",
              *(f"solve / {p}" for p in peers), f"wall / {reference or 'peer'}", "failures"], table)
 
 
@@ -484,14 +579,14 @@ def print_summary(rows, budget):
     print_table(*summary_table(rows, budget))
 
 
-RUN_COLUMNS = ["instance", "method", "status", "solve s", "wall s", "cost left"]
+RUN_COLUMNS = ["instance", "method", "status", "solve s", "wall s", "cost left", "reason"]
 
 
 def runs_table(records: list[dict]) -> list[dict]:
-    """Each run: its instance, method, status, both clocks, and where an unsolved one ended (our best cost, or the
-    peer's own count of clashes)."""
+    """Each run: its instance, method, status, both clocks, where an unsolved one ended (our best cost, or the
+    peer's own count of clashes), and why a refused or failed one ended so (its error line)."""
     return [dict(zip(RUN_COLUMNS, [r.get("file"), r.get("method"), r.get("status"), r.get("seconds"), r.get("wall"),
-                                   r.get("cost", r.get("peer_clashes"))])) for r in records]
+                                   r.get("cost", r.get("peer_clashes")), r.get("error")])) for r in records]
 
 
 # ----------------------------------------------------------------------------------------------- main
@@ -555,11 +650,18 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--budget", type=float, default=60.0,
                         help="seconds per instance and method, on the method's own clock (default 60)")
-    parser.add_argument("--sizes", default="16,25,36", help="grid sides among 16, 25, 36, 49, 64 (default 16,25,36)")
-    parser.add_argument("--percentages", default=",".join(map(str, PERCENTAGES)),
+    parser.add_argument("--sizes", default=None,
+                        help=f"grid sides among {', '.join(map(str, SIDES))} (default 16,25,36)")
+    parser.add_argument("--percentages", default=None,
                         help="percentages of givens (default 0,35,40,45,50,60; 36x36 exists at 45 only, 49x49 at "
                              "40, 45 and 50)")
+    parser.add_argument("--cells", default=None, metavar="SIDE:P[=BUDGET],...",
+                        help="the cells to run, instead of every --sizes with every --percentages, each with its own "
+                             "budget where =BUDGET (seconds) is given, else --budget's; 'table': the large-grid "
+                             f"comparison's cells, {TABLE_CELLS}")
     parser.add_argument("--instances", type=int, default=20, help="first K instances of each cell (default 20)")
+    parser.add_argument("--indices", default=None, metavar="I-J,K",
+                        help="the instances numbered so in each cell (e.g. 20-29), instead of the first --instances")
     parser.add_argument("--methods", default="swap,sirdey,default,exact",
                         help="columns among swap, sirdey, default, exact (default: all four)")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME=OPTIONS",
@@ -579,7 +681,8 @@ def parse_args(argv=None):
                         help="the Sudoku-LS program built by bench/peers/build_sudoku_ls.sh (default: $GPU_SA_SUDOKU_LS)")
     parser.add_argument("--set", dest="instance_set", choices=SETS, default="lloyd-amos",
                         help="lloyd-amos (default: 16x16 and 25x25 from ../shared/data, the 36x36 and 49x49 sets "
-                             "built here) or sudoku-ls (Sudoku-LS's own set, 25x25 to 64x64 at 40, 50, 60 %%)")
+                             "built here) or sudoku-ls (Sudoku-LS's own set, bench/data/sudoku_ls: 25x25 to 64x64 at "
+                             "40, 50, 60 %%, and the comparison's 81x81 and 100x100 cells)")
     parser.add_argument("--seed", type=int, default=1, help="seed of every gpu-sa solve run (default 1)")
     parser.add_argument("--backend", default="auto", help="gpu-sa solve --backend (default auto)")
     parser.add_argument("--grace", type=float, default=60.0,
@@ -600,11 +703,25 @@ def parse_args(argv=None):
                         help="JSON lines on stdout: the environment, every run, every cell's summary")
     add_results_option(parser)
     args = parser.parse_args(argv)
+    if args.cells is not None and (args.sizes is not None or args.percentages is not None):
+        parser.error("--cells names the cells: give it without --sizes and --percentages")
     try:
-        args.side_list = [int(v) for v in args.sizes.split(",")]
-        args.percent_list = [int(v) for v in args.percentages.split(",")]
+        args.side_list = [int(v) for v in (args.sizes or "16,25,36").split(",")]
+        args.percent_list = [int(v) for v in (args.percentages or ",".join(map(str, PERCENTAGES))).split(",")]
     except ValueError:
         parser.error("--sizes and --percentages take comma-separated integers")
+    try:
+        args.cell_list = parse_cells(args.cells) if args.cells is not None else None
+    except ValueError as error:
+        parser.error(f"--cells: {error}")
+    if args.cell_list is not None:
+        args.side_list = list(dict.fromkeys(side for side, _, _ in args.cell_list))
+        args.percent_list = list(dict.fromkeys(percent for _, percent, _ in args.cell_list))
+    args.cell_budgets = {(side, percent): budget for side, percent, budget in args.cell_list or () if budget}
+    try:
+        args.index_list = parse_indices(args.indices) if args.indices is not None else None
+    except ValueError as error:
+        parser.error(f"--indices: {error}")
     if not set(args.side_list) <= set(SIDES):
         parser.error(f"--sizes: choose among {', '.join(map(str, SIDES))}")
     if args.budget <= 0 or args.instances < 1 or args.grace < 0:
@@ -633,7 +750,9 @@ def main(argv=None) -> int:
         if method.kind == "peer" and (why := method.peer.unavailable(settings)) is not None:
             raise SystemExit(f"large.py: error: peer {method.name}: {why}")
     chosen, notes = instances(args.side_list, args.percent_list, args.instances, args.data, args.data_large,
-                              args.instance_set)
+                              args.instance_set,
+                              [(side, percent) for side, percent, _ in args.cell_list] if args.cell_list else None,
+                              args.index_list)
     info = environment()
     for method in methods:
         if method.kind == "peer" and method.name in settings.peer_paths:
@@ -646,7 +765,14 @@ def main(argv=None) -> int:
     info["timing"] = ("whole process per instance; 'solve' = the method's own clock (compile and process start "
                       "excluded), 'wall' = the whole process")
     info["budget"] = args.budget
-    title = (f"large Sudoku: budget {args.budget:g} s, seed {args.seed}, backend {args.backend}, "
+    budgets = ""
+    if args.cell_budgets:
+        info["cell_budgets"] = ", ".join(f"{side}x{side} {percent} %: {budget:g} s"
+                                         for (side, percent), budget in args.cell_budgets.items())
+        budgets = f" ({info['cell_budgets']})"
+    if args.index_list is not None:
+        info["instances"] = f"numbers {format_indices(args.index_list)} of each cell"
+    title = (f"large Sudoku: budget {args.budget:g} s{budgets}, seed {args.seed}, backend {args.backend}, "
              f"methods {', '.join(m.name for m in methods)}")
     if args.json:
         print(json.dumps({"title": title, "environment": info}), flush=True)
@@ -666,10 +792,11 @@ def main(argv=None) -> int:
                 _warm_up(methods, chosen, settings, Path(workdir))
             plan = [(i, m) for i in chosen for m in methods if m.runs_on(i.side) is None]
             for number, (instance, method) in enumerate(plan, 1):
-                key = _key(method, instance, settings)
+                cell = replace(settings, budget=args.cell_budgets.get((instance.side, instance.percent), args.budget))
+                key = _key(method, instance, cell)
                 record = done.get(key)
                 if record is None:
-                    record = run_one(method, instance, settings, Path(workdir))
+                    record = run_one(method, instance, cell, Path(workdir))
                     record.update(key=key, commit=info["commit"])
                     _append(args.records, record)
                 else:
@@ -688,9 +815,11 @@ def main(argv=None) -> int:
     reused = [r for r in records if r.get("reused")]
     if reused:
         commits = sorted({r.get("commit", "unrecorded") for r in reused})
-        notes.append(f"{len(reused)} of {len(records)} runs read from {args.records} (made at commit "
-                     f"{', '.join(commits)}), not run now")
-    for name in ("default", "exact"):
+        # the commits go into the record's settings, not into the note: the note is rendered into the docs
+        info["reused_commits"] = ", ".join(commits)
+        notes.append(f"{len(reused)} of {len(records)} runs read from the --records file (made by the checkouts "
+                     "in the record's reused_commits), not run now")
+    for name in ("default", "anneal", "exact"):
         notes += [f"{name} loses: {line}" for line in losses(rows, name)]
         notes += [f"{name} misses {line}" for line in missed(records, name)]
     if args.json:

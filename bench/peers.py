@@ -62,7 +62,7 @@ class Peer:
     argv: Callable[[Path, object], list]  # (input file, settings: budget, seed, paths) -> its command
     read: Callable[[str, tuple], Claim]  # (its stdout, the givens) -> what it claims
     unavailable: Callable[[object], str | None] = lambda settings: None  # why it cannot run here, or None
-    max_side: int = 64
+    max_side: int = 100  # the largest grid bench/large.py has (SIDES)
     too_large: str = ""  # why it cannot take sides above max_side
 
     def runs_on(self, side: int) -> str | None:
