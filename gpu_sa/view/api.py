@@ -27,6 +27,11 @@ SOLVE_MAX_NODES = 10_000_000
 SOLVE_SEED = 1  # the page's exact search is `gpu-sa exact --seed 1`'s unless the request names another seed
 
 
+# Its rounds send a cell's candidates as one bitmask of at most 64 digits, and from 81x81 on a grid's cells are
+# too small on a screen to read: larger grids are declined with a message that names the command that solves them.
+PAGE_MAX_ORDER = 8
+
+
 class ApiError(ValueError):
     """Bad input from the page: ``str`` is the one line shown, as the CLI would print it; ``details``: more
     keys of the JSON answer (a 409's ``run``, which the page's Stop can end)."""
@@ -47,6 +52,10 @@ def puzzle_of(text):
         raise ApiError(str(error)) from None
     except stop.Interrupted:
         raise ApiError("the server is stopping", 503) from None
+    if puzzles[0].order > PAGE_MAX_ORDER:
+        side = puzzles[0].side
+        raise ApiError(f"this page shows grids up to {PAGE_MAX_ORDER ** 2}x{PAGE_MAX_ORDER ** 2} (order "
+                       f"{PAGE_MAX_ORDER}); a {side}x{side} grid is solved by 'gpu-sa solve'")
     return puzzles[0], len(puzzles)
 
 

@@ -516,19 +516,19 @@ def test_generate_and_puzzle_take_a_sudoku_grid_s_size(cli):
     assert status == 0 and len(out.strip()) == 16 and err == ""
 
 
-NOT_A_SUDOKU_SIZE = ("expected NxN with N one of 4, 9, 16, 25, 36, 49, 64 (grid size; a Sudoku grid's side is its "
+NOT_A_SUDOKU_SIZE = ("expected NxN with N one of 4, 9, 16, 25, 36, 49, 64, 81, 100, 121 (grid size; a Sudoku grid's side is its "
                      "box side squared)")
 
 
 @pytest.mark.parametrize("args, message", [
     (["--size", "10x10"], f"--size 10x10: {NOT_A_SUDOKU_SIZE}"),
     (["--size", "9x16"], f"--size 9x16: {NOT_A_SUDOKU_SIZE}"),
-    (["--size", "81x81"], f"--size 81x81: {NOT_A_SUDOKU_SIZE}"),
+    (["--size", "144x144"], f"--size 144x144: {NOT_A_SUDOKU_SIZE}"),
     (["--size", "1x1"], f"--size 1x1: {NOT_A_SUDOKU_SIZE}"),
     (["--size", "nine"], f"--size nine: {NOT_A_SUDOKU_SIZE}"),
     (["--size", "16x16", "--order", "3"], "--size 16x16 and --order 3 disagree: --order 3 makes 9x9 grids, --size "
                                           "16x16 is --order 4; give one of the two"),
-], ids=["10x10", "9x16", "81x81", "1x1", "nine", "disagreeing-order"])
+], ids=["10x10", "9x16", "144x144", "1x1", "nine", "disagreeing-order"])
 @pytest.mark.parametrize("command", ["generate", "puzzle"])
 def test_a_size_that_is_no_sudoku_grid_is_one_line(command, args, message, cli):
     status, out, err = cli(command, "--count", "1", "--seed", "1", *args)
@@ -541,7 +541,7 @@ def test_the_help_says_that_the_order_is_the_box_side(command, cli, monkeypatch)
     status, out, err = cli(command, "--help")
     options = {line.split()[0]: line for line in out.splitlines() if line.startswith("  --")}
     assert "the box side" in options["--order"] and all(
-        grid in options["--order"] for grid in ("2 = 4x4", "3 = 9x9 (default)", "4 = 16x16", "8 = 64x64"))
-    assert "NxN, a square of side 4, 9, 16, 25, 36, 49 or 64" in options["--size"]
+        grid in options["--order"] for grid in ("2 = 4x4", "3 = 9x9 (default)", "4 = 16x16", "11 = 121x121"))
+    assert "NxN, a square of side 4, 9, 16, 25, 36, 49, 64, 81, 100 or 121" in options["--size"]
     if command == "generate":  # one flag, each kind's meaning said
         assert "; shikaku, hashi: grid size, e.g. 10x10 or 9x16 (required)" in options["--size"]

@@ -137,7 +137,7 @@ def test_generate_unique_puzzles_replay_from_the_seed(kind, size, extra):
     (["--count", "1", "--size", "5x5"], "--size 5x5: expected NxN with N one of 4, 9, 16, 25, 36, 49, 64"),
     (["--count", "0"], "--count 0: expected an integer >= 1"),
     (["--count", "1", "--chains", "0"], "--chains 0: expected an integer >= 1"),
-    (["--count", "1", "--order", "9"], "--order 9: expected an integer from 2 to 8"),
+    (["--count", "1", "--order", "12"], "--order 12: expected an integer from 2 to 11"),
     ([], "the following arguments are required: --count"),
 ])
 def test_generate_usage_errors(args, message, cli):

@@ -45,6 +45,7 @@ EMPTY = ".0"
 LINE_SYMBOLS = "." + SYMBOLS  # a value's symbol at value + 1 (-1: empty)
 LINE_LENGTHS = tuple((n * n) ** 2 for n in range(2, 6))  # 16, 81, 256, 625: orders with one symbol per value
 GRID_SIDES = tuple(n * n for n in range(2, 6))  # 4, 9, 16, 25: sides with one symbol per value
+WIDE_LINE_LENGTHS = tuple((n * n) ** 2 for n in range(6, MAX_ORDER + 1))  # 1296 .. 14641: too many values for a line
 ACS_EMPTY = -1
 _SEPARATOR_LINE = re.compile(r"^[\s\-+=|]+$")
 _TOKEN = re.compile(r"[^\s|]+")
@@ -53,7 +54,7 @@ _SIGNED_INTEGER = re.compile(r"^[-+][0-9]+$")
 _DECIMAL = re.compile(r"^[-+]?[0-9]*[.,][0-9]*$")
 _NUMBER_LIKE = re.compile(r"^[-+]?\d+(?:[.,]\d*)?$")  # \d: full-width digits count as evidence too
 _LINE_SYMBOLS = re.compile(r"[.0-9A-Za-z]+")
-MAX_SIDE = MAX_ORDER * MAX_ORDER  # 64: no row of any format holds more cells or numbers
+MAX_SIDE = MAX_ORDER * MAX_ORDER  # 121: no row of any format holds more cells or numbers
 NEAR_MISS = 2  # a line this many cells from a puzzle's length is that puzzle with a typo, not another kind's text
 
 
@@ -167,6 +168,10 @@ def _parse_line(line, source):
             side = int(round(nearest ** 0.5))
             raise PuzzleError(f"{_where(source, line.number)}: wrong length {length}: a {side}x{side} grid has "
                               f"{nearest} cells ({_near_miss(length - nearest)})")
+        if length in WIDE_LINE_LENGTHS and _LINE_SYMBOLS.fullmatch(line.content):
+            side = int(round(length ** 0.5))
+            raise PuzzleError(f"{_where(source, line.number)}: a {side}x{side} grid has more values than the line "
+                              f"format's {len(SYMBOLS)} symbols: write it in the numbers or acs format")
         blanks = " and no blanks" if codecs.count_cells(line.content) < length else ""
         raise ShapeError(f"{_where(source, line.number)}: wrong length {length} "
                           f"(a line puzzle has {', '.join(map(str, LINE_LENGTHS))} cells{blanks})")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 MIN_ORDER = 2
-MAX_ORDER = 8  # N = 64 digits still fit the uint8 grid and counts
+MAX_ORDER = 11  # N = 121 digits still fit the uint8 grid and counts (0..120, counts at most N)
 
 
 @dataclass(frozen=True, eq=False)

@@ -92,7 +92,7 @@ BAD = [
     ("clash-in-9x9", "22" + EASY[2:], r"givens clash: 2 twice in row 1 \(r1c1 and r1c2\)"),
     ("grid-short-row", "\n".join([EASY[:9]] * 4 + [EASY[:8]] + [EASY[:9]] * 4), r"<input>:5: wrong length: 8 cells"),
     ("numbers-not-a-side", "1 2 3\n0 0 0\n0 0 0",
-     r"<input>:1: 3 rows of 3 numbers in the numbers format: a Sudoku has n\*n rows of n\*n numbers for n = 2..8$"),
+     r"<input>:1: 3 rows of 3 numbers in the numbers format: a Sudoku has n\*n rows of n\*n numbers for n = 2..11$"),
     ("bad-number", "1 0 0 0\n0 0 x 0\n0 0 0 0\n0 0 0 0", r"<input>:2:5: bad number 'x': a cell is 0..4 \(0 = empty\)$"),
     ("empty", "# only a comment\n\n", r"no puzzle found"),
 ]
@@ -212,8 +212,8 @@ ACS_PROBLEMS = [
     ("minus-two", ACS_9.replace("-1", "-2", 1), r"^<input>:3:1: bad number '-2': a cell is 1..9 \(-1 = empty\)$"),
     ("missing-row", ACS_9.rsplit("\n", 2)[0], r"^<input>:1: the acs header says order 3: 9 rows of 9 numbers, 8 rows "
                                               r"follow$"),
-    ("order-too-large", "10" + ACS_9[1:], r"^<input>:1: acs header: the first line is the order, 2..8 \(3 for 9x9\), "
-                                          r"got '10'$"),
+    ("order-too-large", "12" + ACS_9[1:], r"^<input>:1: acs header: the first line is the order, 2..11 \(3 for 9x9\), "
+                                          r"got '12'$"),
     ("short-row", ACS_9.replace("-1\t\n", "\n", 1), r"^<input>:\d+: wrong length: 8 numbers in a row, expected 9$"),
 ]
 

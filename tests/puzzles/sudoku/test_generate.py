@@ -164,7 +164,7 @@ def test_generate_minimize_puzzle_commands(tmp_path):
 @pytest.mark.parametrize("args,stdin,message", [
     (["minimize", "-"], "1...............\n", "input 1 has more than one solution"),
     (["generate", "--count", "0"], None, "--count 0: expected an integer >= 1"),
-    (["generate", "--count", "2", "--order", "9"], None, "--order 9: expected an integer from 2 to 8"),
+    (["generate", "--count", "2", "--order", "12"], None, "--order 12: expected an integer from 2 to 11"),
 ], ids=["minimize-several-solutions", "zero-count", "order-too-big"])
 def test_bad_generation_input_exits_2(args, stdin, message):
     done = run_cli(*args, stdin=stdin)

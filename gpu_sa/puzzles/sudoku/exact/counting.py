@@ -17,6 +17,7 @@ from .propagation import Propagation, propagate
 from .clause_search import learned_search
 from .clauses import (CLAUSES, LOCAL_MINIMIZATION, NO_REASON_BUMPS, NO_VIVIFY, SAVED_PHASES, SHORT_RESTARTS, cdcl,
                       noise)
+from . import wide
 from .consistency import ALLDIFF, BOX_LINE, PROBE, strengthened
 from .learning import PHASE, WDEG, initial_weights
 from .ordering import DUAL
@@ -141,7 +142,15 @@ def count_solutions(givens, order: int, *, limit: int = 2, max_nodes: int = DEFA
     from different activity orders race, each on a thread of its own (``clause_search.race``); the answer is the
     one that decides within the fewest ticks (work counted, not timed), so it depends on the seed and ``searches``,
     not on timing; ``max_nodes`` then bounds each search's decisions. Not with ``published``.
+    From order 9 on the search of ``wide`` answers (the rules, then branching; a seed draws its digit order), without
+    restarts, learning or threads: ``features``, ``searches`` and ``box_line`` change nothing there.
     """
+    if wide.is_wide(order):
+        _check_counts(limit, max_nodes)
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"time_limit must be positive seconds, got {time_limit}")
+        root = None if propagated is None or propagated.contradiction else propagated.candidates
+        return _wide(givens, order, int(limit), int(max_nodes), seed, time_limit, flag, root)
     givens = _check_givens(givens, order)
     _check_counts(limit, max_nodes)
     root = None
@@ -225,16 +234,36 @@ def _dive_then_learn(givens, order, limit, max_nodes, seed, threads, time_limit,
                                restarts=learned.restarts + (first_restart == 0), resume_at=1 if learned.gave_up else 0)
 
 
+def _wide(givens, order, limit, max_nodes, seed, time_limit, flag, root) -> ExactResult:
+    """The search of ``wide`` (orders 9 to 11) on a worker thread, under the deadline and the stop flag."""
+    work, solution = wide.searcher(givens, order, limit=limit, max_nodes=max_nodes, seed=seed, root=root)
+    answer = []
+    start = time.perf_counter()
+    _, timed_out = _watched(lambda halt: answer.extend(work(halt)), flag=stop.FLAG if flag is None else flag,
+                            deadline=stop.Deadline.after(time_limit, start=start))
+    seconds = time.perf_counter() - start
+    found, nodes, outcome = answer
+    stopped = outcome == STOPPED
+    return ExactResult(solutions=int(found), solution=solution.astype(np.int16) if found else None, nodes=int(nodes),
+                       seconds=seconds, gave_up=outcome != COMPLETE, interrupted=stopped and not timed_out,
+                       timed_out=stopped and timed_out, restarts=1, final_nodes=int(nodes), seed=seed,
+                       resume_at=1 if outcome != COMPLETE else 0)
+
+
 def cnf_literals(cand, order: int) -> int:
     """Literals of the direct CNF of ``cand`` (which the CDCL search stored before its constraints were made
     implicit): "exactly one" over each free cell's k digits and each unit's digit's k places costs k + k (k - 1)
-    literals. A measure of the search's size (``CNF_LITERALS_LIMIT``, ``gpu_sa.puzzles.sudoku.auto``'s slices)."""
+    literals. A measure of the search's size (``CNF_LITERALS_LIMIT``, ``gpu_sa.puzzles.sudoku.auto``'s slices).
+    ``cand``: (cells,) bitmasks, or (cells, N) with nonzero = possible (order 9 on)."""
     side = order * order
-    bits = ((cand[:, None] >> np.arange(side, dtype=np.uint64)) & np.uint64(1)).astype(np.int64)  # cells x digits
+    if np.ndim(cand) == 2:
+        bits = (np.asarray(cand) != 0).astype(np.int64)
+    else:
+        bits = ((cand[:, None] >> np.arange(side, dtype=np.uint64)) & np.uint64(1)).astype(np.int64)  # cells x digits
     free = bits.sum(axis=1) > 1
     per_cell = bits[free].sum(axis=1)
     places = bits * free[:, None]
-    _, units, _, _ = tables(order)
+    _, units, _, _ = wide.tables(order) if wide.is_wide(order) else tables(order)
     per_unit = places[units].sum(axis=1).ravel()  # (units, digits)
     return int((per_cell * per_cell).sum() + (per_unit * per_unit).sum())
 
@@ -279,6 +308,9 @@ def count_many(givens, order: int, *, limit: int = 2, max_nodes: int = DEFAULT_M
     givens = np.asarray(givens)
     if givens.ndim != 2:
         raise ValueError(f"givens must be puzzles x cells, got shape {givens.shape}")
+    if wide.is_wide(order):  # one search per puzzle (``wide``): at these sizes a call costs nothing next to it
+        flag = stop.FLAG if flag is None else flag
+        return [_wide(row, order, int(limit), int(max_nodes), None, None, flag, None) for row in givens]
     if givens.shape[0]:
         _check_givens(givens[0], order)  # the order and the row length
         _check_digits(givens, order * order)

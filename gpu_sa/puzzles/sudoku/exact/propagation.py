@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ....engine.jit import njit
+from . import wide
 from .board import (DIRTY_ALL, DIRTY_PAIR, DIRTY_SINGLE, ONE, ZERO, _candidates_of, _check_givens, _digits_error,
                     _digits_of, _is_single, _outside_digits, tables)
 
@@ -270,6 +271,7 @@ def _start(cand, placed, units, pending, dirty):
 class Propagation:
     values: np.ndarray  # (cells,) int64: the givens and every cell the rules force, 0-based; -1 = still free
     candidates: np.ndarray  # (cells,) uint64: bit d set = digit d possible; a set cell has exactly its own bit
+    # (from order 9 on: (cells, N) bool, True = digit possible)
     contradiction: bool  # the rules proved there is no solution (values and candidates: where they stopped)
     forced: dict  # cells forced by each rule: {"exclusivity": n, "uniqueness": n, "parity": n}
     free: int  # cells still free (-1 in ``values``): 0 and no contradiction = the rules solved the puzzle
@@ -280,7 +282,13 @@ def propagate(givens, order: int) -> Propagation:
 
     The same compiled rules the search applies at every node. Every forced value holds in
     every solution; a contradiction proves there is none.
+    From order 9 on (more digits than a uint64 holds) ``wide.propagated`` answers, with the candidates as a
+    (cells, N) bool array and parity left out (``wide``'s docstring says why).
     """
+    if wide.is_wide(order):
+        values, possible, consistent, forced = wide.propagated(givens, order)
+        return Propagation(values=values, candidates=possible, contradiction=not consistent,
+                           forced=dict(zip(RULES, forced + [0])), free=int((values < 0).sum()))
     givens = _check_givens(givens, order, digits_checked_later=True)
     cand, values, counts, consistent, free = _propagated(givens, *tables(order))
     if free < 0:

@@ -61,7 +61,10 @@ def rule_rounds(givens, order: int, *, max_rounds: int | None = None):
     """Rounds of the seed's rules from the givens (0-based, -1 empty): round 0 (the givens,
     every free cell with every digit), then one per press, until a round changes nothing
     (status "fixpoint" or "solved") or finds a contradiction (status "contradiction").
-    ``max_rounds`` stops earlier (the last round then has status "progress")."""
+    ``max_rounds`` stops earlier (the last round then has status "progress"). Up to 64x64: the rounds are written
+    for one uint64 of candidates per cell."""
+    if order > 8:
+        raise ValueError(f"the rules' rounds are shown for grids up to 64x64, not {order * order}x{order * order}")
     givens = exact._check_givens(givens, order)
     peers, units, cell_units, full = exact.tables(order)
     cand = exact.initial_candidates(givens, order)

@@ -190,6 +190,9 @@ def minimize_stream(puzzles, order: int, *, method: str = "anneal", seed: int = 
         raise ValueError("temperatures must be positive")
     if time_limit is not None and not time_limit > 0:
         raise ValueError(f"time_limit must be positive, got {time_limit}")
+    if order >= exact.wide.MIN_ORDER:
+        return _wide_stream(puzzles, order, method=method, seed=seed, iterations=iterations,
+                            threads=threads or backends.available_cores())
     peers, units, cell_units, full = exact.tables(order)
     key0, key1 = rng.split_seed(seed)
 
@@ -285,6 +288,45 @@ def _compiled() -> bool:
 def minimize(puzzles, order: int, **options) -> list[Minimized]:
     """Every result of ``minimize_stream`` (fewer than the inputs when a stop request ended it)."""
     return list(minimize_stream(puzzles, order, **options))
+
+
+def _wide_stream(puzzles, order, *, method, seed, iterations, threads):
+    """``minimize_stream`` from 81x81 on, where the compiled minimisers (one uint64 of candidates per cell) do not
+    run: one greedy pass in an order drawn from (seed, input), at most ``iterations`` steps, each given removed when
+    ``exact.wide``'s search proves the puzzle still unique within CHECK_MAX_NODES branches. brute's proof of the
+    smallest puzzle is refused: at these sizes it could not end."""
+    if method == "brute":
+        raise ValueError("brute minimisation runs on grids up to 64x64; use anneal or greedy (a greedy pass from "
+                         "81x81 on)")
+
+    def one(index, given):
+        if stop.requested():
+            return None
+        start = time.perf_counter()
+        found = _solution_and_cells(given, order, index)
+        if found is None:
+            return None
+        solution, within = found
+        kept = np.zeros(solution.shape[0], dtype=np.bool_)
+        kept[within] = True
+        puzzle = np.where(kept, solution, -1).astype(np.int16)
+        generator = np.random.default_rng([seed, index, order])
+        for cell in generator.permutation(within)[:int(iterations)]:
+            if stop.requested():
+                break
+            puzzle[cell] = -1
+            check = exact.count_solutions(puzzle, order, limit=2, max_nodes=CHECK_MAX_NODES,
+                                          flag=np.zeros(1, dtype=np.uint8))
+            if check.solutions == 1 and not check.gave_up:
+                kept[cell] = False
+            else:
+                puzzle[cell] = solution[cell]
+        check = exact.count_solutions(puzzle, order, limit=2, flag=np.zeros(1, dtype=np.uint8))
+        unique = check.solutions == 1 and not check.gave_up and np.array_equal(check.solution, solution)
+        return Minimized(puzzle=puzzle, givens=int(kept.sum()), unique=unique, solution=solution,
+                         stopped=stop.requested(), seconds=time.perf_counter() - start)
+
+    return _in_order(one, puzzles, threads)
 
 
 def _solution_and_cells(given, order, index):

@@ -184,9 +184,25 @@ def attempt_budget(cells: int, attempt: int) -> int:
     return min(exact.luby(attempt + 1) * ATTEMPT_BRANCHES_PER_CELL * cells, ATTEMPT_MAX_BRANCHES)
 
 
+def _patterned(order, seed):
+    side = order * order
+    rows, columns = np.divmod(np.arange(side * side), side)
+    pattern = ((order * (rows % order) + rows // order + columns) % side).reshape(side, side)
+    generator = np.random.default_rng([seed, order, 1])
+    while not stop.requested():
+        yield shuffle_symmetry(shuffle_symmetry(pattern, order, generator), order, generator)
+
+
 def _backtracked(order, seed):
     """Grids from the exact solver on an empty grid, digits tried in an order drawn from (seed, attempt), for
-    as long as they are asked for; attempt i gives up after ``attempt_budget(cells, i)`` branches."""
+    as long as they are asked for; attempt i gives up after ``attempt_budget(cells, i)`` branches.
+    From 81x81 on (``exact.wide``) the search without naked pairs rarely fills an empty grid within its budget:
+    each grid is then the pattern grid (n (r mod n) + r div n + c) mod N under a random relabelling and band,
+    stack, row and column permutations (``grid_stream`` adds a random symmetry on top), valid by construction;
+    they are drawn from that one grid's orbit, not from every grid."""
+    if order >= exact.wide.MIN_ORDER:
+        yield from _patterned(order, seed)
+        return
     peers, units, cell_units, full = exact.tables(order)
     cells = (order * order) ** 2
     masks = np.zeros(cells, dtype=np.uint64)

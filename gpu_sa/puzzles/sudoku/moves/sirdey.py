@@ -49,11 +49,15 @@ class SirdeyTables(NamedTuple):
 
 
 def candidate_table(masks: np.ndarray, side: int) -> np.ndarray:
-    """(cells, 1 + 2N) uint8: the packed candidate rows of one puzzle from per-cell digit bitmasks."""
+    """(cells, 1 + 2N) uint8: the packed candidate rows of one puzzle from per-cell digit bitmasks ((cells,)
+    uint64), or from a (cells, N) bool array (from order 9 on, where N digits outgrow a uint64)."""
     cells = masks.shape[0]
     table = np.full((cells, 1 + 2 * side), NOT_A_CANDIDATE, dtype=np.uint8)
-    digits = np.arange(side, dtype=np.uint64)
-    possible = ((masks.astype(np.uint64)[:, None] >> digits[None, :]) & np.uint64(1)).astype(bool)
+    if np.ndim(masks) == 2:
+        possible = np.asarray(masks, dtype=bool)
+    else:
+        digits = np.arange(side, dtype=np.uint64)
+        possible = ((masks.astype(np.uint64)[:, None] >> digits[None, :]) & np.uint64(1)).astype(bool)
     for cell in range(cells):
         listed = np.flatnonzero(possible[cell])
         table[cell, 0] = listed.size

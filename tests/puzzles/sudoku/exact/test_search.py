@@ -410,7 +410,7 @@ def test_time_limit_ends_the_search():
 
 @pytest.mark.parametrize("options, message", [
     (dict(order=3, givens=np.zeros(80)), "80 cells for order 3"),
-    (dict(order=9, givens=np.zeros(81)), "order must be an integer from 2 to 8"),
+    (dict(order=12, givens=np.zeros(81)), "order must be an integer from 2 to 11"),
     (dict(order=3, givens=np.full(81, 9)), "givens must be 0-based digits below 9"),
     (dict(order=3, givens=np.full(81, -1), seed=1, threads=0), "threads must be a positive integer"),
     (dict(order=3, givens=np.full(81, -1), seed=1, base_nodes=0), "base_nodes must be a positive integer"),
