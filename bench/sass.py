@@ -73,7 +73,7 @@ from common import ROOT, add_results_option, environment, print_header, print_ta
 class Launch:
     """One kernel launch of the cuda backend, as this tool needs it."""
 
-    kernel: str  # short name: 'init', 'advance', ...
+    kernel: str  # short name: 'init', 'advance', 'advance_cooperative' (one block per chain), ...
     dispatcher: object  # the numba-cuda kernel (a CUDADispatcher made by cuda.jit)
     args: tuple  # the launch's arguments; only their numba types matter (device arrays may be stand-ins)
     blocks: int  # blocks in the grid
@@ -117,11 +117,13 @@ def engine_launches(move, device) -> list[Launch]:
                                    plateau_length=np.int64(length), thresholds=table, exchange_interval=interval,
                                    exchange_table=exchanges)))
     with _offline_cuda(device) as recorded:
-        backend = backends.CudaBackend()
-        state = backend.allocate(move, rows)
-        for chains, chunk in runs:
-            backend.init(state, move, chains)
-            backend.advance(state, move, chains, chunk)
+        # the one-thread layout, then the move's cooperative one (one block per chain) where it has one
+        for threads_per_chain in (1,) + ((COOPERATIVE_THREADS,) if move.cooperative else ()):
+            backend = backends.CudaBackend(threads_per_chain=threads_per_chain)
+            state = backend.allocate(move, rows)
+            for chains, chunk in runs:
+                backend.init(state, move, chains)
+                backend.advance(state, move, chains, chunk)
     launches, seen = [], set()
     for dispatcher, args, blocks, threads, shared in recorded:
         name = dispatcher.py_func.__name__.removesuffix("_kernel")
@@ -221,6 +223,10 @@ def _strides(shape, itemsize, order):
 def _volume(dims):
     return math.prod(dims) if isinstance(dims, tuple) else int(dims)
 
+
+# The block size the cooperative layouts are compiled and reported at (their code is the same for every block size
+# and grid size: both are runtime values; only the launch's occupancy changes)
+COOPERATIVE_THREADS = 64
 
 # One small instance per puzzle kind of the registry: the kernels depend on the argument types only.
 SAMPLES = {"sudoku": "examples/seed_easy.txt", "shikaku": "examples/shikaku_7x7.txt",
@@ -715,11 +721,64 @@ def analyse_sass(text: str) -> dict:
             "generic_stores": sum(ins.base == "ST" for ins in main_code),
             "constant_loads": sum(ins.base in ("LDC", "ULDC") for ins in main_code),
             "local": sum(ins.base in ("LDL", "STL") for ins in main_code),
+            "shared": sum(ins.base in ("LDS", "STS", "ATOMS", "LDSM") for ins in main_code),
+            "barriers": sum(ins.base == "BAR" for ins in main_code),
             "sixty_four_bit": sum(bool(_SIXTY_FOUR_BIT.search(ins.opcode)) for ins in main_code),
             "float64": sum(bool(_FLOAT64.search(ins.opcode)) for ins in main_code),
             "inline_divisions": sum(bool(_INLINE_DIVISION.search(ins.opcode)) for ins in main_code),
         },
     }
+
+
+def cooperative_phases(text: str) -> dict:
+    """The steps of a cooperative move loop (``advance_cooperative``), told apart by what their loops do, with the
+    instructions of each loop's own body: the figures ``gpu_sa.engine.plan.COOPERATIVE_SASS`` charges per pass.
+
+    Inside the move loop (the main loop): the best-move scan is the loop whose nested loop finds set bits (FLO) and
+    holds a loop of global loads (each cell's candidates, unrolled ``unroll`` = its loads / 3 to a pass); the normal
+    scan, a loop over words whose nested loop finds set bits; the digit, a leaf loop of two global loads; the peer
+    counts, leaf loops of shared atomics and no global access (ptxas splits the 3N steps at the row, column and box);
+    the update, the leaf loop that stores to global memory and updates shared bits atomically; the clear, a leaf
+    loop of shared stores only. {} when the kernel has no such loop structure (another kernel)."""
+    functions = parse_sass(text)
+    kernel = functions[0]
+    flow = control_flow(kernel)
+    if not flow.loops:
+        return {}
+    main = max(flow.loops, key=lambda loop: loop.instructions)
+    index = {id(loop): i for i, loop in enumerate(flow.loops)}
+
+    def children(loop):
+        return [other for other in flow.loops if other.parent is not None and other.parent == index[id(loop)]]
+
+    def mix(loop):
+        code = [kernel.instructions[i] for b in sorted(loop.blocks - _nested(loop, flow)) for i in range(*flow.blocks[b])]
+        return {name: sum(ins.base == name for ins in code) for name in ("LDG", "STG", "LDS", "STS", "ATOMS", "FLO")}
+
+    phases = {}
+    for loop in children(main):
+        inner, own = children(loop), mix(loop)
+        nested = [(child, mix(child), children(child)) for child in inner]
+        best = [(child, grand) for child, m, grands in nested if m["FLO"] for grand in grands if mix(grand)["LDG"] >= 3]
+        if best:
+            cell, candidates = best[0]
+            phases.update(best_word=loop.instructions, best_cell=cell.instructions,
+                          best_candidates=candidates.instructions, unroll=mix(candidates)["LDG"] // 3)
+        elif any(m["FLO"] for _, m, _ in nested):
+            phases.update(scan_word=loop.instructions,
+                          scan_cell=max(child.instructions for child, m, _ in nested if m["FLO"]))
+        elif inner:
+            continue
+        elif own["STG"] and own["ATOMS"] and own["LDG"]:
+            phases["peer_update"] = max(phases.get("peer_update", 0), loop.instructions)
+        elif own["ATOMS"] and not own["LDG"] and not own["STG"]:
+            phases["peer_count"] = max(phases.get("peer_count", 0), loop.instructions)
+        elif own["LDG"] == 2 and not (own["STG"] or own["ATOMS"] or own["STS"]):
+            phases["digit"] = max(phases.get("digit", 0), loop.instructions)
+        elif own["STS"] and not (own["LDG"] or own["STG"] or own["LDS"] or own["ATOMS"]):
+            phases["clear"] = max(phases.get("clear", 0), loop.instructions)
+    phases["move_loop"] = main.instructions
+    return phases
 
 
 def shortest_iteration(loop: Loop, flow: ControlFlow, code) -> int:
@@ -777,6 +836,7 @@ class KernelReport:
     occupancy_sm: float
     occupancy_device: float
     occupancy_limited_by: str
+    phases: dict = field(default_factory=dict)  # a cooperative move loop's steps (cooperative_phases)
 
     @property
     def division_in_loop(self):
@@ -806,13 +866,18 @@ def analyse(kind, move_name, move, arch: Architecture, tools: Toolchain, dump: P
         shared = resources.shared + launch.dynamic_shared
         threads_needed = chains if launch.kernel != "exchange" else chains // 2  # one thread per group of 2 rungs
         blocks = -(-threads_needed // launch.threads)
+        if launch.kernel == "advance_cooperative":  # one chain per block: its own launch fills the device
+            blocks = arch.sms * occupancy(arch, registers=resources.registers, threads=launch.threads,
+                                          shared=shared).blocks_per_sm
         fill = occupancy(arch, registers=resources.registers, threads=launch.threads, shared=shared, blocks=blocks)
         reports.append(KernelReport(
             kind=kind, move=move_name, kernel=launch.kernel, cc=f"{arch.cc[0]}.{arch.cc[1]}",
             registers=resources.registers, spill_stores=resources.spill_stores, spill_loads=resources.spill_loads,
-            stack=resources.stack, shared=shared, **code, chains=chains, blocks=blocks,
+            stack=resources.stack, shared=shared, **code,
+            chains=blocks if launch.kernel == "advance_cooperative" else chains, blocks=blocks,
             threads=launch.threads, device=arch.device, sms=arch.sms, occupancy_sm=fill.sm,
-            occupancy_device=fill.device, occupancy_limited_by=fill.limited_by))
+            occupancy_device=fill.device, occupancy_limited_by=fill.limited_by,
+            phases=cooperative_phases(sass) if launch.kernel == "advance_cooperative" else {}))
     return reports
 
 

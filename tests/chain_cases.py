@@ -33,6 +33,18 @@ PUZZLES = {
 }
 
 
+def pattern_grid(order, every):
+    """The pattern grid of ``order`` (digit (r x n + r // n + c) mod N at (r, c)) with the cells where (7r + 3c) mod
+    ``every`` is 0 emptied, in the numbers format (any order): a puzzle whose chains conflict for long enough that
+    move tabu goes through its best-move mode."""
+    side = order * order
+    return "\n".join(" ".join(str((r * order + r // order + c) % side + 1) if (r * 7 + c * 3) % every else "0"
+                               for c in range(side)) for r in range(side))
+
+
+PUZZLES.update({f"pattern{order}_{every}": pattern_grid(order, every) for order, every in ((4, 3), (5, 4), (6, 5))})
+
+
 
 def lengths(*moves):
     """Move tabu's segment lengths, chain c taking moves[c mod len(moves)] (its tables' layout)."""
@@ -156,6 +168,20 @@ CASES = [
          active=[1, 1, 1], bases=[0, 40, 80], chains=4, replicas=2, interval=9, seed=23, chain_base=0,
          chunks=[[0, 150], [150, 330]], t0=2.0, tables=dict(segment_moves=lengths(19, 31, 26), segment_growth=1,
                                                                             segment_cost=EVERY_MOVE)),
+    # move tabu's cooperative layout (one block of threads_per_chain threads per chain; the backends without it run the
+    # same chains): best-move mode, segments, a batch with a puzzle sitting still and replica exchanges, 36x36, a warp
+    dict(id="tabu-block-order4-best-moves", move="tabu", puzzle="pattern4_3", threads_per_chain=8, chains=2, seed=3,
+         chain_base=0, chunks=[[0, 60], [60, 150]], t0=0.3),
+    dict(id="tabu-block-order5-segments", move="tabu", puzzle="pattern5_4", threads_per_chain=8, chains=2, seed=5,
+         chain_base=1, chunks=[[0, 120]], t0=0.3, tables=dict(segment_moves=lengths(17, 29), segment_growth=1,
+                                                              segment_cost=EVERY_MOVE)),
+    dict(id="tabu-block-batch-replicas", move="tabu", puzzle="order3", batch=["order3_17", "order3", "order3_17"],
+         active=[1, 0, 1], bases=[0, 40, 80], threads_per_chain=8, chains=2, replicas=2, interval=9, seed=20,
+         chain_base=0, chunks=[[0, 50], [50, 110]], t0=4.0),
+    dict(id="tabu-block-order6", move="tabu", puzzle="pattern6_5", threads_per_chain=8, chains=1, seed=6,
+         chain_base=0, chunks=[[0, 50]], t0=0.3),
+    dict(id="tabu-block-order4-warp", move="tabu", puzzle="pattern4_3", threads_per_chain=32, chains=1, seed=7,
+         chain_base=5, chunks=[[0, 70]], t0=0.3),
     # replica exchange: groups of 4 rungs, exchanges every 7 moves, across chunk boundaries
     dict(id="swap-order3-replicas", move="swap", puzzle="order3_17", chains=8, replicas=4, interval=7, seed=12,
          chain_base=0, chunks=[[0, 50], [50, 130]], t0=1.5),
@@ -253,5 +279,9 @@ def chunk_of(law, move, begin, end, interval=None):
                  exchange_table=exchange_table(law.rungs()) if ladder else np.zeros((1, 1), dtype=np.uint32))
 
 
-def backend_named(name):
-    return {"numpy": backends.NumpyBackend, "cpu": backends.CpuBackend, "cuda": backends.CudaBackend}[name]()
+def backend_named(name, case=None):
+    """The backend ``name`` for ``case``: the cuda backend in the case's layout (``threads_per_chain``, default the
+    one-thread kernel: the simulator runs a block per chain far slower), the others as they are."""
+    if name == "cuda":
+        return backends.CudaBackend(threads_per_chain=(case or {}).get("threads_per_chain", 1))
+    return {"numpy": backends.NumpyBackend, "cpu": backends.CpuBackend}[name]()

@@ -16,8 +16,8 @@ import chain_cases  # noqa: E402
 
 
 def main(out_dir):
-    backend = chain_cases.backend_named("cuda")
     for case in chain_cases.CASES:
+        backend = chain_cases.backend_named("cuda", case)
         np.savez(os.path.join(out_dir, case["id"] + ".npz"), **chain_cases.run_case(backend, case))
 
 

@@ -231,17 +231,28 @@ def resident_blocks(*, registers: int, shared: int, threads: int, facts: dict) -
 
 
 class CudaBackend:
-    """One row per CUDA thread; state arrays Fortran ordered ([slot][chain] in memory: coalesced)."""
+    """Two layouts of a chain on the device. One thread per chain (``threads_per_chain`` 1): every move's kernel,
+    blocks of 128 chains, state arrays Fortran ordered ([slot][chain] in memory, so that a warp's 32 chains read
+    one slot together). One block of T threads per chain (a move's cooperative kernel, ``AnnealMove.cooperative``):
+    state arrays C ordered (a chain's slots contiguous, so that the block's threads read them together). The
+    layout is chosen per move (``gpu_sa.engine.plan.threads_for``); no answer depends on it."""
 
     name = "cuda"
     threads_per_block = 128
 
-    def __init__(self):
+    def __init__(self, threads_per_chain: int | None = None):
         from numba import cuda
 
         self._cuda = cuda
         self._tables_of = None  # the move whose constant tables are on the device now
         self._tables = None
+        self.threads_per_chain = threads_per_chain  # None: the plan's choice per move
+
+    def layout_threads(self, move) -> int:
+        """Threads per chain for ``move``: as asked, or the plan's choice (1: the one-thread layout)."""
+        from . import plan
+
+        return plan.threads_for(move, self.threads_per_chain)
 
     def default_chains(self, move) -> int:
         """Enough chains to fill the device: SMs x blocks resident per SM at the advance kernel's
@@ -267,16 +278,27 @@ class CudaBackend:
     def launch_plan(self, move) -> dict:
         """How the advance kernel of ``move`` fills this device: registers, shared bytes, resident blocks per SM,
         occupancy (resident warps / the SM's most), and the chain count that fills every SM."""
+        threads = self.layout_threads(move)
         if SIMULATOR:
             return {"chains": NumpyBackend.chains_by_default, "registers": 0, "shared": 0, "blocks_per_sm": 1,
-                    "occupancy": 0.0, "sms": 1}
-        kernel = self._compiled_advance(move)
+                    "occupancy": 0.0, "sms": 1, "threads_per_chain": threads}
         facts = cuda_device_facts()
+        if threads > 1:  # one block per chain: as many chains as blocks stay resident (more would wait their turn)
+            from . import plan
+
+            registers = plan.COOPERATIVE_SASS[move.name]["registers"]  # a bound tests/benchmarks/test_sass.py checks
+            shared = plan.cooperative_module(move).shared_bytes(move.tables.n_values)
+            blocks = resident_blocks(registers=registers, shared=shared, threads=threads, facts=facts)
+            return {"chains": facts["sms"] * blocks, "registers": registers, "shared": shared, "blocks_per_sm": blocks,
+                    "occupancy": blocks * -(-threads // 32) / (facts["threads_per_sm"] // 32), "sms": facts["sms"],
+                    "threads_per_chain": threads}
+        kernel = self._compiled_advance(move)
         registers, shared = kernel.get_regs_per_thread(), kernel.get_shared_mem_per_block()
         blocks = resident_blocks(registers=registers, shared=shared, threads=self.threads_per_block, facts=facts)
         warps = blocks * self.threads_per_block // 32
         return {"chains": facts["sms"] * blocks * self.threads_per_block, "registers": registers, "shared": shared,
-                "blocks_per_sm": blocks, "occupancy": warps / (facts["threads_per_sm"] // 32), "sms": facts["sms"]}
+                "blocks_per_sm": blocks, "occupancy": warps / (facts["threads_per_sm"] // 32), "sms": facts["sms"],
+                "threads_per_chain": 1}
 
     def _compiled_advance(self, move):
         """The advance kernel of ``move`` specialised for its argument types (typed on a one-chain state)."""
@@ -296,6 +318,14 @@ class CudaBackend:
         return glue.advance.specialize(self._chains(chains), chunk, self._device_tables(move), state)
 
     def describe_launch(self, rows, move=None):
+        threads = self.layout_threads(move) if move is not None else 1
+        if threads > 1:
+            text = f"{rows:,} chains, one block of {threads} threads each"
+            if not SIMULATOR:
+                plan = self.launch_plan(move)
+                text += (f" on {plan['sms']} SMs ({plan['blocks_per_sm']} chains per SM: {plan['occupancy']:.0%} "
+                         f"occupancy, {plan['shared']:,} bytes of shared memory a chain)")
+            return text
         blocks = (rows + self.threads_per_block - 1) // self.threads_per_block
         text = f"{rows:,} chains in {blocks:,} block{'s' * (blocks != 1)} of {self.threads_per_block} threads"
         if move is not None and not SIMULATOR:
@@ -316,13 +346,14 @@ class CudaBackend:
         """Zeroed device arrays (rows of puzzles that never run must compare equal across backends)."""
         check_addressable(move, rows)  # the kernels' 32-bit strides (gpu_sa.engine.contract.item)
         cuda = self._cuda
+        order = "C" if self.layout_threads(move) > 1 else "F"
         arrays = {}
         for field, shape, dtype in state_arrays(move, rows):
-            array = cuda.device_array(shape, dtype, order="F")
+            array = cuda.device_array(shape, dtype, order=order)
             if 0 in shape:  # a move without this array (most have no ``memory``): nothing to clear
                 pass
             elif SIMULATOR:
-                array.copy_to_device(np.zeros(shape, dtype, order="F"))
+                array.copy_to_device(np.zeros(shape, dtype, order=order))
             else:
                 from numba.cuda.cudadrv.driver import device_memset
 
@@ -348,6 +379,9 @@ class CudaBackend:
     def advance(self, state, move, chains, chunk):
         """Launch the chunk as pieces that end at replica exchanges (then the exchange kernel runs) and
         hold at most the shared tile's plateaus; launches queue on the device, one wait at the end."""
+        threads_per_chain = self.layout_threads(move)
+        if threads_per_chain > 1:
+            return self._advance_cooperative(state, move, chains, chunk, threads_per_chain)
         levels, width = chunk.thresholds.shape[1:]
         stage = kernels.stage_shape(levels, width)
         glue = kernels.cuda_glue(move.kernel, stage)
@@ -385,6 +419,38 @@ class CudaBackend:
         finished.record()
         finished.synchronize()
         # device time of the kernels alone (CUDA events), apart from the host's work around them
+        self.kernel_seconds = started.elapsed_time(finished) / 1e3
+
+    def _advance_cooperative(self, state, move, chains, chunk, threads_per_chain):
+        """The cooperative layout: one block per chain, pieces that end at replica exchanges, the thresholds read
+        from global memory (a block reads one row per move, not a tile per chain)."""
+        kernel, shared = kernels.cooperative_kernel(move, threads_per_chain)
+        glue = kernels.cuda_glue(move.kernel, None)
+        device_chains, tables = self._chains(chains), self._device_tables(move)
+        exchanging = int(chains.replicas) > 1
+        interval = int(chunk.exchange_interval) if exchanging else None
+        to_device = self._cuda.to_device
+        exchange_table = to_device(chunk.exchange_table) if exchanging else None
+        rows = state.cost.shape[0]
+        move_at, end = int(chunk.move_begin), int(chunk.move_end)
+        length, first = int(chunk.plateau_length), int(chunk.plateau_begin)
+        started, finished = self._cuda.event(), self._cuda.event()
+        started.record()
+        while move_at < end:
+            piece_end = min(end, (move_at // interval + 1) * interval) if exchanging else end
+            plateau = move_at // length
+            piece = chunk._replace(move_begin=np.int64(move_at), move_end=np.int64(piece_end),
+                                   plateau_begin=np.int64(plateau),
+                                   thresholds=to_device(np.ascontiguousarray(chunk.thresholds[plateau - first:])))
+            kernel[rows, threads_per_chain, 0, shared](device_chains, piece, tables, state)
+            if exchanging and piece_end % interval == 0:
+                groups = rows // int(chains.replicas)
+                threads = self.threads_per_block
+                glue.exchange[(groups + threads - 1) // threads, threads](
+                    device_chains, np.int64(piece_end // interval), exchange_table, state)
+            move_at = piece_end
+        finished.record()
+        finished.synchronize()
         self.kernel_seconds = started.elapsed_time(finished) / 1e3
 
     def best(self, state):
@@ -481,8 +547,11 @@ def _first_line(error) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else "no message"
 
 
-def select(name: str, *, cpu_preferred: str = ""):
+def select(name: str, *, cpu_preferred: str = "", threads_per_chain: int | None = None):
     """(backend, why) for ``name`` in BACKENDS; raises BackendUnavailable for an impossible choice.
+
+    ``threads_per_chain``: the cuda backend's layout (``CudaBackend``; None: the plan's choice per move); the
+    other backends run the same chains whatever it is, so they take it and ignore it.
 
     ``cpu_preferred``: why the work at hand runs better on the CPU even where a GPU is usable (a move whose
     kernel loses to the CPU cores: ``AnnealMove.cpu_preferred``), "" when it does not; only ``auto`` reads it, so
@@ -493,12 +562,12 @@ def select(name: str, *, cpu_preferred: str = ""):
     if name == "cuda":
         if not usable:
             raise BackendUnavailable(f"backend cuda is not available: {why}")
-        return CudaBackend(), why
+        return CudaBackend(threads_per_chain=threads_per_chain), why
     if name == "auto":
         if usable and not simulated:
             if cpu_preferred:
                 return CpuBackend(), (f"auto chose cpu over the {why}: {cpu_preferred}; "
                                       "--backend cuda runs it there anyway")
-            return CudaBackend(), f"auto chose cuda: {why}"
+            return CudaBackend(threads_per_chain=threads_per_chain), f"auto chose cuda: {why}"
         return CpuBackend(), f"auto chose cpu: {why}"
     return (CpuBackend() if name == "cpu" else NumpyBackend()), f"backend {name} requested"

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import importlib.util
 import os
 import sys
@@ -304,3 +305,14 @@ def cuda_glue(move_module, stage: tuple[int, int, int] | None) -> Glue:
                                    variant_note=note, stage=block, rows=rows)
     module = _load(_name(move_module, "cuda", variant), source)
     return Glue(module.init_kernel, module.advance_kernel, module.exchange_kernel)
+
+
+def cooperative_kernel(move, threads_per_chain: int):
+    """(the advance kernel of ``move``'s cooperative layout, its dynamic shared bytes per block) for blocks of
+    ``threads_per_chain`` threads, one chain each (``AnnealMove.cooperative`` names the module)."""
+    if not SIMULATOR:
+        restore_removed_numpy_aliases()
+        rng.register_for_cuda()
+        moves.register_for_cuda()
+    module = importlib.import_module(move.cooperative)
+    return module.advance_cooperative_kernel, module.shared_bytes(move.tables.n_values)

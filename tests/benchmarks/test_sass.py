@@ -20,7 +20,10 @@ from conftest import ROOT, background_result
 sys.path.insert(0, str(ROOT / "bench"))
 import sass  # noqa: E402  (bench/sass.py)
 
+from gpu_sa.engine import plan  # noqa: E402
+
 H100, A100 = sass.ARCHITECTURES[(9, 0)], sass.ARCHITECTURES[(8, 0)]
+COOPERATIVE = plan.COOPERATIVE_SASS
 
 # ---------------------------------------------------------------------------------------------------
 # Occupancy: cases worked by hand from NVIDIA's per-SM limits
@@ -226,9 +229,12 @@ def test_launches_are_recorded_from_the_backend():
     device = sass.OfflineDevice.of(H100)
     for kind, name, move in sass.registry_moves():
         launches = sass.engine_launches(move, device)
-        assert [launch.kernel for launch in launches] == ["init", "advance", "exchange"], name
+        cooperative = ["advance_cooperative"] if move.cooperative else []
+        assert [launch.kernel for launch in launches] == ["init", "advance", "exchange"] + cooperative, name
         for launch in launches:
             threads_needed = launch.chains // 2 if launch.kernel == "exchange" else launch.chains  # a thread per pair
+            if launch.kernel == "advance_cooperative":  # a block per chain
+                threads_needed = launch.chains * launch.threads
             assert launch.blocks * launch.threads >= threads_needed > 0
             signature = [launch.dispatcher.typeof_pyval(arg) for arg in launch.args]
             assert types.pyobject not in signature
@@ -275,7 +281,7 @@ def test_any_argument_list_compiles(reports):
 # ---------------------------------------------------------------------------------------------------
 
 KERNELS = [(move, kernel) for move in ("sirdey", "swap", "tabu", "rect", "bridge")
-           for kernel in ("init", "advance", "exchange")]
+           for kernel in ("init", "advance", "exchange")] + [("tabu", "advance_cooperative")]
 ADVANCE = [k for k in KERNELS if k[1] == "advance"]
 # issue 14: swap and sirdey advance kernels <= 48 registers, main loop <= 300 (swap) and <= 250 (sirdey).
 # The other kernels have no budget in the issue; these bounds keep them where the work of 2026-11-23 left them (no
@@ -287,13 +293,15 @@ ADVANCE = [k for k in KERNELS if k[1] == "advance"]
 # 2026-11-24) 56 registers and 641: the return's cold path inlines a second copy of the cell move and the snapshot's
 # copy loop (a return comes once per 100,000 moves or more; the hot path of a move is unchanged, 25 at fewest);
 # 652 once segments count only near a solution (the best cost against segment_cost: a compare and a branch).
+# tabu's cooperative kernel (one block per chain): the registers and move loop the launch plan's cost model assumes
+# (gpu_sa.engine.plan.COOPERATIVE_SASS), so that the model's occupancy and instruction counts stay upper bounds.
 REGISTERS = {("sirdey", "advance"): 48, ("swap", "advance"): 48, ("rect", "advance"): 48, ("bridge", "advance"): 56,
-             ("tabu", "advance"): 56}
+             ("tabu", "advance"): 56, ("tabu", "advance_cooperative"): COOPERATIVE["tabu"]["registers"]}
 REGISTERS_ELSEWHERE = 72
 # swap and sirdey: the issue's budgets; rect and bridge have none in the issue, and these keep their proposal loops
 # where the work of 2026-11-23 left them (204 and 207, from 508 and 595), a few instructions of slack.
 MAIN_LOOP = {("swap", "advance"): 300, ("sirdey", "advance"): 250, ("rect", "advance"): 212, ("bridge", "advance"): 215,
-             ("tabu", "advance"): 660}
+             ("tabu", "advance"): 660, ("tabu", "advance_cooperative"): COOPERATIVE["tabu"]["move_loop"]}
 # Not a budget of the issue: the fewest instructions of one proposal (a rejected one, bench/sass.py "fewest/pass"),
 # kept where the work of 2026-11-23 left them: 165 and 137 (199 and 168 before the 32-bit element access of
 # gpu_sa.engine.contract.item; 219 and 253 before the first rewrite), a few instructions of slack for other compilers.
@@ -446,3 +454,28 @@ def test_kernels_compile_where_numpy_has_no_row_stack():
                           timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "True"]
+
+
+def test_the_launch_plan_charges_at_least_what_the_cooperative_kernel_executes(reports):
+    """The cost model's figures (gpu_sa.engine.plan.COOPERATIVE_SASS) against the machine code: every step of the move
+    loop is found, and its loop body is no larger than the instructions the model charges per pass; the unrolling
+    of the best-move scan's candidate loop is the one the model divides by."""
+    measured = reports["tabu", "advance_cooperative"]["phases"]
+    charged = COOPERATIVE["tabu"]
+    assert sorted(measured) == sorted(k for k in charged if k != "registers")
+    assert measured.pop("unroll") == charged["unroll"]
+    over = {step: (size, charged[step]) for step, size in measured.items() if size > charged[step]}
+    assert over == {}, f"steps whose machine code outgrew the model (SASS, charged): {over}"
+
+
+def test_a_cooperative_chain_fits_a_few_times_per_sm(reports):
+    """One block per chain, at most 64 KiB of shared memory a chain up to 64x64 (121x121 still within the 48 KiB a
+    block takes without opting in), and at least 8 chains resident per H100 SM at 64 threads a chain."""
+    from gpu_sa.puzzles.sudoku.moves import tabu_block
+
+    row = reports["tabu", "advance_cooperative"]
+    assert row["threads"] == sass.COOPERATIVE_THREADS and row["stack"] == 0
+    assert tabu_block.shared_bytes(64) <= 64 * 1024 and tabu_block.fits(121)
+    fill = sass.occupancy(H100, registers=row["registers"], threads=row["threads"],
+                          shared=row["shared"] - tabu_block.shared_bytes(9) + tabu_block.shared_bytes(64))
+    assert fill.blocks_per_sm >= 8

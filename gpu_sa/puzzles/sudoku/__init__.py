@@ -1,4 +1,4 @@
-"""Sudoku of any order n (n = 2 .. 8: 4x4 up to 64x64), behind the puzzle interface.
+"""Sudoku of any order n (n = 2 .. 11: 4x4 up to 121x121), behind the puzzle interface.
 
 The interface every puzzle module offers (see ``gpu_sa.puzzles``):
   parse(text, source, fmt)  -> list of puzzles          (raises PuzzleError, one line)
@@ -25,14 +25,14 @@ from cpu_ref.sudoku import swap as swap_reference
 from cpu_ref.sudoku import tabu as tabu_reference
 
 from . import validate
-from ...engine.contract import AnnealMove, per_puzzle
+from ...engine.contract import AnnealMove, per_puzzle, smallest_unsigned
 from ..spec import ANNEAL, SECONDS, Choice, Integer, Method, Option, Real, SquareSize
 from .moves import sirdey, swap, tabu
 from .formats import FORMATS, PuzzleError, write
 from .geometry import MAX_ORDER, MIN_ORDER, geometry
 
 KIND = "sudoku"
-SUMMARY = f"Sudoku of order n = {MIN_ORDER}..{MAX_ORDER} (4x4 up to 64x64)"
+SUMMARY = f"Sudoku of order n = {MIN_ORDER}..{MAX_ORDER} (4x4 up to {MAX_ORDER ** 2}x{MAX_ORDER ** 2})"
 FORMAT_HELP = {
     "line": "one puzzle per line, row by row: 81 characters for 9x9 ('.' or '0' empty; 16, 256, 625 characters for "
             "orders 2, 4, 5, digits 1-9 then A-Z)",
@@ -57,12 +57,11 @@ TABU_FROM_ORDER = 5
 DEFAULT_MOVE_NOTES = {"swap": "default below 25x25", "tabu": "default from 25x25"}  # for --help
 
 
-# Move tabu's kernel runs a chain's whole neighbourhood scan on one GPU thread: on an NVIDIA H200 a 49x49 chain makes
-# 25-85 moves a second against 360,000-820,000 on one CPU core, and `solve` fails in 15 s a grid the 16 cores solve
-# in 2.8 s (bench/gpu.sh, bench/large.py). Until the kernel scans with many threads, auto keeps it off the GPU.
-# Per move: why `--backend auto` runs it on the CPU (AnnealMove.cpu_preferred); a move not named runs on the GPU.
-CPU_PREFERRED = {"tabu": "move tabu runs one chain per GPU thread, thousands of times slower per chain than a CPU "
-                         "core (docs/gpu.md, 'What runs where')"}
+# Per move: why `--backend auto` runs it on the CPU even beside a GPU (AnnealMove.cpu_preferred); a move not named runs
+# on the GPU. Move tabu was named while it had only its one-thread kernel (on an H200 a 49x49 chain made 25-85 moves a
+# second against 360,000-820,000 on one CPU core); its cooperative layout (a block per chain, the launch plan's choice)
+# runs it on the GPU now.
+CPU_PREFERRED: dict[str, str] = {}
 
 
 def default_move(order: int) -> str:
@@ -87,7 +86,7 @@ _MINIMIZE_HELP = ("how givens are removed: anneal (default, the original scheme:
                   "pass in random order) or brute (the smallest unique puzzle inside the input, proven within the "
                   "budget of {budget})")
 _BRUTE = {"minimize_method": ("brute",)}
-SIDES = tuple(order * order for order in range(MIN_ORDER, MAX_ORDER + 1))  # the grids' sides: 4, 9, ..., 64
+SIDES = tuple(order * order for order in range(MIN_ORDER, MAX_ORDER + 1))  # the grids' sides: 4, 9, ..., 121
 MAX_SEARCHES = 64  # gpu_sa.puzzles.sudoku.exact.counting's (not imported here: it compiles; a test keeps them equal)
 OPTIONS = (
     Option("--max-nodes", "give up after this many branches (default: 10,000,000 without --time-limit, so that a huge "
@@ -206,13 +205,21 @@ class Sudoku:
         givens = np.ascontiguousarray(values, dtype=np.int16)
         if name == "swap":
             movable, boxes = swap.box_tables(givens, self.order)
+            restricted = False
+            if np.ndim(masks) == 2:
+                # From 81x81 on a cell's candidates outgrow the kernel's uint64 mask: the swaps are left unrestricted
+                # (the plain move, which reaches every permutation of a box) and the mask is a placeholder it never
+                # reads; the rules' forced cells are still givens.
+                masks = np.full(geo.cells, np.uint64(2**64 - 1), dtype=np.uint64)
+            else:
+                restricted = swap.is_restricted(givens, masks, boxes)
             # log |Omega| = sum over boxes of log(k_b!): the permutations of each box's free cells
             log_states = float(sum(math.lgamma(k + 1) for k in boxes[:, 0]))
             tables = swap.SwapTables(
                 givens=per_puzzle(givens, np.int16), movable=per_puzzle(movable, np.int32),
                 n_movable=np.array([movable.shape[0]], dtype=np.int32), boxes=per_puzzle(boxes, np.int32),
                 masks=per_puzzle(masks, np.uint64),
-                restricted=np.array([swap.is_restricted(givens, masks, boxes)], dtype=np.uint8),
+                restricted=np.array([restricted], dtype=np.uint8),
                 cell_units=geo.line_units, box_corner=geo.box_corner, order=self.order, n_values=self.side)
             return AnnealMove(
                 name="swap", kernel=swap, reference=swap_reference, tables=tables,
@@ -228,10 +235,12 @@ class Sudoku:
             return AnnealMove(
                 name="tabu", kernel=tabu, reference=tabu_reference, tables=tables,
                 config_size=geo.cells, counts_size=max(1, free * self.side),
+                counts_dtype=smallest_unsigned(geo.peers),  # a cell's peers holding a digit: uint16 from 100x100
                 memory_size=tabu.memory_size(free, self.side),
                 max_delta=geo.peers, plateau_length=geo.cells, max_cost=geo.max_cost,
                 log_states=geo.cells * math.log(self.side), has_free_variables=free > 0,
-                schedule_defaults=tabu.SCHEDULE, chains_per_core=1, cpu_preferred=CPU_PREFERRED["tabu"],
+                schedule_defaults=tabu.SCHEDULE, chains_per_core=1, cpu_preferred=CPU_PREFERRED.get("tabu", ""),
+                cooperative="gpu_sa.puzzles.sudoku.moves.tabu_block",
                 cost_bound=geo.max_cost)  # conflicting peer pairs: at most every pair
         free = np.flatnonzero(givens < 0).astype(np.int32)
         candidates = sirdey.candidate_table(masks, self.side)
@@ -254,7 +263,14 @@ class Sudoku:
 
     @functools.cached_property
     def unpropagated(self) -> tuple[np.ndarray, np.ndarray]:
-        """(givens, masks): the givens as written, every digit possible in every free cell."""
+        """(givens, masks): the givens as written, every digit possible in every free cell. From order 9 on
+        (N > 64) the candidates are a (cells, N) bool array, as ``propagation``'s there."""
+        if self.side > 64:
+            possible = np.ones((self.givens.shape[0], self.side), dtype=bool)
+            fixed = np.flatnonzero(self.givens >= 0)
+            possible[fixed] = False
+            possible[fixed, self.givens[fixed]] = True
+            return np.asarray(self.givens), possible
         full = np.uint64((1 << self.side) - 1) if self.side < 64 else np.uint64(2**64 - 1)
         masks = np.full(self.givens.shape, full, dtype=np.uint64)
         fixed = self.givens >= 0
@@ -272,7 +288,8 @@ class Sudoku:
     @functools.cached_property
     def propagation(self) -> tuple[np.ndarray, np.ndarray] | None:
         """(values, masks) after the seed-002 rules ran to a fixpoint (forced cells filled, -1 free; each
-        cell's candidate digits as a bitmask), or None when they prove the puzzle has no solution."""
+        cell's candidate digits as a bitmask, or from order 9 on a (cells, N) bool array), or None when they prove
+        the puzzle has no solution."""
         found = self.propagated
         return None if found.contradiction else (found.values, found.candidates)
 
@@ -284,11 +301,15 @@ class Sudoku:
         lost). About a millisecond at 64x64. On Sudoku-LS's set at 49x49 with 60 % givens it leaves 33 free cells
         of one instance where the rules leave 756; at 64x64 60 % it takes 6 % of the candidates. When it finds a
         contradiction the rules' fixpoint is returned: the chains can then never solve, and ``auto``'s complete
-        search proves that there is no solution."""
+        search proves that there is no solution.
+        From order 9 on, where candidates are a (cells, N) bool array (a uint64 mask holds 64 digits), the stronger
+        rules, written for one word per cell, do not run: the root is the rules' fixpoint."""
         from .exact import _digits_of, tables
         from .exact.consistency import ALLDIFF, BOX_LINE, strengthened
 
         values, masks = self.propagation
+        if np.ndim(masks) == 2:
+            return values, masks
         cand = np.array(masks, dtype=np.uint64)
         peers, units, cell_units, full = tables(self.order)
         if not strengthened(cand, peers, units, cell_units, full, BOX_LINE | ALLDIFF, np.zeros(1, np.uint8)):

@@ -72,6 +72,8 @@ Tables (``TabuTables``; per puzzle p, padded to the batch's largest):
   candidates  (P, F, 1 + N) uint8  | n | the candidate digits, increasing |
   peers       (P, F, 3N) int16     free peers' indices f, -1 padded
   n_peers     (P, F) int16
+  free_index  (P, cells) int32     f of each free cell, -1 for a given (the cooperative layout works by cell)
+  box_cells   (N,) int32           the k-th cell of a box, from its corner: (k // n) << 8 | k % n
   segment_moves (R,) uint32      chain c's segment length L: segment_moves[c mod R]
   n_values, tenure_span, tenure_q8, flag_moves, segment_growth, segment_cost   shared integers
 
@@ -122,6 +124,8 @@ class TabuTables(NamedTuple):
     candidates: np.ndarray
     peers: np.ndarray
     n_peers: np.ndarray
+    free_index: np.ndarray
+    box_cells: np.ndarray
     n_values: int
     tenure_span: int
     tenure_q8: int
@@ -129,7 +133,7 @@ class TabuTables(NamedTuple):
     segment_moves: np.ndarray
     segment_growth: int
     segment_cost: int
-    SHARED = ("n_values", "tenure_span", "tenure_q8", "flag_moves", "segment_moves", "segment_growth", "segment_cost")
+    SHARED = ("box_cells", "n_values", "tenure_span", "tenure_q8", "flag_moves", "segment_moves", "segment_growth", "segment_cost")
 
 
 def memory_size(free: int, side: int) -> int:
@@ -139,9 +143,10 @@ def memory_size(free: int, side: int) -> int:
 def tables(givens: np.ndarray, masks: np.ndarray, order: int, *, tenure_span: int | None = None,
            tenure_q8: int | None = None, flag_moves: int | None = None, segment_moves=None,
            segment_growth: int | None = None, segment_cost: int | None = None) -> TabuTables:
-    """One puzzle's tables from its givens (forced cells included, -1 free) and candidate bitmasks. A free
-    cell's candidates lose its given peers' digits (without propagation the masks hold every digit).
-    Whole-array work (a loop over the free cells took 80 ms at 64x64, inside ``auto``'s clock)."""
+    """One puzzle's tables from its givens (forced cells included, -1 free) and candidates: a bitmask per cell
+    ((cells,) uint64, N <= 64), or a (cells, N) boolean array (any order). A free cell's candidates lose its given
+    peers' digits (without propagation the masks hold every digit). Whole-array work (a loop over the free cells
+    took 80 ms at 64x64, inside ``auto``'s clock)."""
     lengths = np.atleast_1d(np.asarray(SEGMENT_MOVES if segment_moves is None else segment_moves, dtype=np.int64))
     segment_growth = SEGMENT_GROWTH if segment_growth is None else int(segment_growth)
     segment_cost = SEGMENT_COST if segment_cost is None else int(segment_cost)
@@ -161,8 +166,12 @@ def tables(givens: np.ndarray, masks: np.ndarray, order: int, *, tenure_span: in
     given_boxes = (given_rows // order) * order + given_columns // order
     held = np.zeros((3, side, side), dtype=bool)  # [row, column, box][unit][digit]: a given holds it
     held[0, given_rows, digits] = held[1, given_columns, digits] = held[2, given_boxes, digits] = True
-    bits = (np.asarray(masks, dtype=np.uint64)[free][:, None] >> np.arange(side, dtype=np.uint64)) & np.uint64(1)
-    allowed = (bits != 0) & ~held[0, rows] & ~held[1, columns] & ~held[2, boxes]
+    masks = np.asarray(masks)
+    if masks.ndim == 2:
+        bits = masks[free].astype(bool)
+    else:
+        bits = (masks.astype(np.uint64)[free][:, None] >> np.arange(side, dtype=np.uint64)) & np.uint64(1) != 0
+    allowed = bits & ~held[0, rows] & ~held[1, columns] & ~held[2, boxes]
     counts = allowed.sum(axis=1)
     if width and counts.min() == 0:
         r, c = divmod(int(free[np.argmin(counts)]), side)
@@ -181,9 +190,14 @@ def tables(givens: np.ndarray, masks: np.ndarray, order: int, *, tenure_span: in
     gathered.sort(axis=1)
     n_peers = (gathered < width).sum(axis=1).astype(np.int16)
     peers = np.where(gathered < width, gathered, -1).astype(np.int16)
+    free_index = np.full(givens.size, -1, dtype=np.int32)
+    free_index[free] = np.arange(width, dtype=np.int32)
+    k = np.arange(side, dtype=np.int32)
     return TabuTables(givens=per_puzzle(givens, np.int16), free_cells=per_puzzle(free, np.int32),
                       n_free=np.array([width], dtype=np.int32), candidates=per_puzzle(candidates, np.uint8),
-                      peers=per_puzzle(peers, np.int16), n_peers=per_puzzle(n_peers, np.int16), n_values=side,
+                      peers=per_puzzle(peers, np.int16), n_peers=per_puzzle(n_peers, np.int16),
+                      free_index=per_puzzle(free_index, np.int32), box_cells=(k // order) << 8 | k % order,
+                      n_values=side,
                       tenure_span=int(TENURE_SPAN if tenure_span is None else tenure_span),
                       tenure_q8=int(TENURE_Q8 if tenure_q8 is None else tenure_q8),
                       flag_moves=int(FLAG_MOVES if flag_moves is None else flag_moves),
