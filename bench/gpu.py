@@ -20,12 +20,16 @@ Stages (``env`` always runs first):
   throughput  bench/throughput.py, orders 3, 4, 5, moves sirdey and swap, backends cuda and cpu; then move tabu
               at 49x49 with 1,024 to 131,072 cuda chains beside 16 cpu chains (the rate per chain)
   tts         bench/tts.py on samples of the hard 9x9 sets (bench/data/), cuda then cpu
-  large       bench/large.py: --method anneal (move tabu) on Sudoku-LS's 36x36-64x64 instances, cuda (the device
-              filled with chains, with Sudoku-LS in the same run when GPU_SA_SUDOKU_LS names its program) then cpu
+  large       bench/tabu_rate.py: move tabu's moves per second at 49x49 and 64x64, cuda in each layout (one thread
+              per chain, the model's choice, a block of 64 threads per chain) beside the cpu backend on one core
+              and on every core; then bench/large.py: time to solution of --method anneal (move tabu) on five of
+              Sudoku-LS's 64x64 instances at 50 % givens (49x49 too in the full run), cuda in the cooperative
+              layout (the device filled with chains, with Sudoku-LS in the same run when GPU_SA_SUDOKU_LS names
+              its program) then cpu on this machine's cores, every answer validated
 
 Every speed figure has its peer from the same run: the ``cpu`` backend on this machine's own cores.
-Each stage has a time budget (``--quick``: at most about 9 minutes in all, for a device lent 10 minutes
-per command; the full run up to an hour); a stage that overruns is stopped and reported as such.
+Each stage has a time budget (``--quick``: 450 s in all, under 8 minutes of a lent device's time with its start
+and the report; the full run about 75 minutes); a stage that overruns is stopped and reported as such.
 ``--smoke`` runs every stage on a tiny problem: for checking this script itself, even under
 NUMBA_ENABLE_CUDASIM=1 with no GPU.
 """
@@ -54,16 +58,22 @@ import common  # noqa: E402  (bench/common.py: only the standard library at impo
 
 STAGES = ("env", "sass", "tests", "throughput", "tts", "large")
 
-# Seconds per stage. The quick run (530 s at most) fits a 10-minute device command with room for the
-# environment, compilation and the report; on the first H200 its stages took 2 s (env), 57 s (tests), 28 s
-# (throughput, before the tabu sweep) and 26 s (tts), and its large stage now runs one 49x49 at 50 % for 15 s with
-# `--method anneal` and with the default `solve`, on cuda (with Sudoku-LS when it came with the checkout) and on the
-# cpu backend: about 90 + 55 s with the warm-up runs.
+# Seconds per stage. The quick run's budgets add up to 450 s, so that with the machine's start, the report and the
+# stages' own overruns (each is stopped at its budget) it stays under 8 minutes of a lent device's time. Measured:
+# on the first H200 the quick stages took 2 s (env), 57 s (tests), 28 s (throughput, before the tabu sweep) and
+# 26 s (tts); bench/sass.py takes about 22 s on a 2-core CPU (it compiles, runs nothing). Hence env 15, sass 35,
+# tests 75, tts 35; throughput 85: the 28 s plus the tabu sweep, trimmed to two chain counts and 337 moves per
+# chain (its 131,072-chain run, at 45 moves a second per chain, about 8 s, and two 20-move numpy checks of about
+# 9 s each). The large stage gets the rest, 205 s: bench/tabu_rate.py at most 95 s (two grids: one core and every
+# core for 10^6 moves per chain, a few seconds each; three cuda layouts, T = 1, the model's choice and 64, 3 s each
+# after a set-up of seconds), then bench/large.py on five 64x64 instances at 6 s each, cuda then cpu, about 50 s
+# each with the processes' start.
 BUDGETS = {
-    "full": dict(env=60, sass=180, tests=900, throughput=600, tts=900, large=1500),
-    "quick": dict(env=30, sass=45, tests=110, throughput=130, tts=50, large=165),
-    "smoke": dict(env=60, sass=120, tests=300, throughput=240, tts=240, large=60),
+    "full": dict(env=60, sass=180, tests=900, throughput=600, tts=900, large=1800),
+    "quick": dict(env=15, sass=35, tests=75, throughput=85, tts=35, large=205),
+    "smoke": dict(env=60, sass=120, tests=300, throughput=240, tts=240, large=120),
 }
+QUICK_LIMIT = 450  # seconds: the quick run's stage budgets together at most (tests/benchmarks checks it)
 
 
 @dataclass(frozen=True)
@@ -83,30 +93,50 @@ class Plan:
     # first H200 run filled the device with 135,168 tabu chains at 49x49 that made 45 moves a second each; this
     # says whether fewer chains run faster, and what the same machine's cores do
     tabu_sweep: tuple | None = None
+    # the large stage's first part: bench/tabu_rate.py's arguments (move tabu's moves per second per layout, beside
+    # the machine's cores), and the most seconds of the stage it may take (the rest goes to bench/large.py)
+    tabu_rate: tuple = ()
+    tabu_rate_seconds: float = 0.0
+    # bench/large.py's own warm-up runs (one per method and size, 5 s each): without them where bench/tabu_rate.py
+    # ran just before, having compiled the same kernels into numba's cache on disk (the quick run's time is short)
+    large_warm_up: bool = True
 
 
 # The large stage: the annealer alone (move tabu from 25x25) on Sudoku-LS's instances, which the repository holds
-# (bench/data/sudoku_ls), cuda with its default chains (the device filled) then cpu on this machine's cores
-LARGE_LOCAL_SEARCH = {"--set": "sudoku-ls", "--methods": "", "--variant": "anneal=--method anneal"}
+# (bench/data/sudoku_ls), cuda with its default chains (the device filled) in the cooperative layout
+# (COOPERATIVE_THREADS, where gpu-sa solve takes --threads-per-chain), then cpu on this machine's cores. Five
+# instances of 64x64 at 50 % givens, the development ones (0-4: bench/data/sudoku_ls/README.md keeps 20-29 for
+# the comparison's table)
+LARGE_LOCAL_SEARCH = {"--set": "sudoku-ls", "--methods": "", "--variant": "anneal=--method anneal",
+                      "--indices": "0-4"}
+COOPERATIVE_THREADS = 64  # the cooperative layout the large stage's cuda run asks for, and tabu_rate measures
+# move tabu's rate at both grids of the large stage, T = 1, the model's choice (the most moves per device), T = 64
+# and T = 256 (the fewest chains, each the fastest: the model's trade-off, measured), beside the cores
+TABU_RATE = ("--sides", "49,64", "--percent", "50", "--index", "0", "--threads",
+             f"model,{COOPERATIVE_THREADS},256", "--moves", "1000000")
 
 PLANS = {
     "full": Plan(tests=[], orders=(3, 4, 5), throughput=[],
                  tts_sets=(("bench/data/forum_hardest_sample.txt", 10), ("bench/data/17_clue_sample.txt", 10)),
                  tts_moves="swap,sirdey", tts_budgets="3e4,1e5,3e5,1e6", tts_chains={"cuda": 1 << 14, "cpu": 256},
-                 large=dict(LARGE_LOCAL_SEARCH, **{"--sizes": "36,49,64", "--percentages": "50", "--instances": "3",
-                                                   "--budget": "60"}), sass_moves=None,
-                 tabu_sweep=(7, 20_000, (1024, 8192, 32768, 131072), (16,))),
+                 large=dict(LARGE_LOCAL_SEARCH, **{"--cells": "49:50=20,64:50", "--budget": "60"}), sass_moves=None,
+                 tabu_sweep=(7, 20_000, (1024, 8192, 32768, 131072), (16,)),
+                 tabu_rate=TABU_RATE + ("--seconds", "20"), tabu_rate_seconds=240),
     "quick": Plan(tests=["-k", "cuda and not gpu_report"], orders=(3, 4, 5), throughput=["--moves-per-chain", "50000"],
                   tts_sets=(("bench/data/forum_hardest_sample.txt", 5),), tts_moves="swap",
                   tts_budgets="1e5,3e5", tts_chains={"cuda": 1 << 14, "cpu": 256},
-                  large=dict(LARGE_LOCAL_SEARCH, **{"--sizes": "49", "--percentages": "50", "--instances": "1",
-                                                    "--budget": "15", "--methods": "default"}), sass_moves=None,
-                  tabu_sweep=(7, 20_000, (1024, 16384, 131072), (16,))),
+                  large=dict(LARGE_LOCAL_SEARCH, **{"--cells": "64:50", "--budget": "6", "--grace": "20"}),
+                  sass_moves=None, tabu_sweep=(7, 10_000, (1024, 131072), (16,)),
+                  tabu_rate=TABU_RATE + ("--seconds", "3"), tabu_rate_seconds=95, large_warm_up=False),
     "smoke": Plan(tests=["-k", "cuda_equals_numpy and order2-seed1"], orders=(4,),
                   throughput=["--moves", "swap", "--moves-per-chain", "20", "--chains", "4"],
                   tts_sets=(("bench/data/forum_hardest_sample.txt", 1),), tts_moves="swap", tts_budgets="200",
-                  tts_chains={"cuda": 4, "cpu": 4}, large={"--budget": "5", "--instances": "1"},
-                  sass_moves="sirdey", tabu_sweep=(3, 20, (4,), (2,))),
+                  tts_chains={"cuda": 4, "cpu": 4},
+                  large=dict(LARGE_LOCAL_SEARCH, **{"--cells": "25:50", "--indices": "0", "--budget": "5",
+                                                    "--grace": "60"}),
+                  sass_moves="sirdey", tabu_sweep=(3, 20, (4,), (2,)),
+                  tabu_rate=("--sides", "36", "--threads", "model", "--moves", "200", "--cuda-moves", "2",
+                             "--cuda-chains", "2", "--seconds", "1"), tabu_rate_seconds=40, large_warm_up=False),
 }
 
 
@@ -358,20 +388,99 @@ def _seconds(value):
 
 
 def stage_large(context, section, budget):
+    """Two parts: move tabu's moves per second per layout beside this machine's cores (bench/tabu_rate.py), then
+    time to solution on Sudoku-LS's large instances, cuda against cpu (bench/large.py). Each part that cannot run
+    here (its script absent) is skipped with its reason; the other still runs."""
     if no_cuda(context):
         section.status = no_cuda(context)
         return
-    if not (BENCH / "large.py").exists():
-        section.status = "skipped: bench/large.py is not in this checkout (helper large's benchmark has not landed)"
-        return
     deadline = time.perf_counter() + budget
+    plan = context["plan"]
+    statuses, skipped = [], []
+    rate = None
+    if not plan.tabu_rate:
+        skipped.append("this run's plan measures no tabu rate")
+    elif not (BENCH / "tabu_rate.py").exists():
+        skipped.append("bench/tabu_rate.py is not in this checkout")
+    else:
+        rate = _tabu_rate(context, section, min(plan.tabu_rate_seconds, budget * TABU_RATE_SHARE))
+        statuses.append(rate)
+    if not (BENCH / "large.py").exists():
+        skipped.insert(0, "bench/large.py is not in this checkout")
+    else:
+        statuses += _large_runs(context, section, deadline, warmed=rate == 0)
+    if not statuses:
+        section.status = "skipped: " + "; ".join(skipped)
+        return
+    section.status = _combined(statuses, len(statuses)) + ("; skipped: " + "; ".join(skipped) if skipped else "")
+
+
+TABU_RATE_SHARE = 0.5  # of the large stage's budget at most, for bench/tabu_rate.py (the plan's seconds are less)
+TABU_RATE_COLUMNS = ["grid", "backend", "layout", "T", "chosen", "chains", "moves", "seconds", "moves/s", "per chain",
+                     "x cpu cores", "status"]
+
+
+def _tabu_rate(context, section, budget):
+    """bench/tabu_rate.py on this plan's grids: its rows (JSON lines, printed as each is measured, so that a run
+    stopped at its budget keeps those it finished) as the report's table and the record's "tabu rate" table; the
+    run's return code (None: stopped at its budget)."""
+    command = [sys.executable, "bench/tabu_rate.py", *context["plan"].tabu_rate, "--json"]
+    ran = run(command, budget, base_env(real_cuda=False))
+    section.body += [f"Command: `{ran.shown}`: {outcome(ran)}", ""]
+    if ran.returncode != 0:
+        section.body += fenced(tail(ran.stderr, 15))
+    rows = [r for r in json_rows(ran.stdout) if "moves_per_second" in r]
+    section.body += ["Move tabu's moves per second (moves made / seconds of advance, compilation and set-up "
+                     "excluded): T = threads per chain (1: one thread per chain; more: a block per chain); chosen: "
+                     "asked, or the model's choice (threads_per_chain None); x cpu cores = the row's rate / the rate "
+                     "of every core of this machine, one chain per core, on the same grid.", ""]
+    table = [_tabu_rate_row(r, rows) for r in rows]
+    section.body += markdown_table(TABU_RATE_COLUMNS, [[_shown(cell) for cell in row] for row in table]) + [""]
+    keep_table(context, "tabu rate", TABU_RATE_COLUMNS, table)
+    return ran.returncode
+
+
+def _tabu_rate_row(row, rows):
+    cores = next((r["moves_per_second"] for r in rows if r["backend"] == "cpu" and r["layout"] == "all cores"
+                  and r["side"] == row["side"] and r["moves_per_second"]), None)
+    ratio = "-"
+    if row["backend"] == "cuda" and row["moves_per_second"]:
+        ratio = f"{row['moves_per_second'] / cores:.3g}" if cores else "no cpu peer"
+    rate, per_chain = row["moves_per_second"], row["moves_per_second_per_chain"]
+    return [f"{row['side']}x{row['side']}", row["backend"], row["layout"], row["threads_per_chain"], row["chosen"],
+            row["chains"], row["moves"], row["seconds"], None if rate is None else float(f"{rate:.4g}"),
+            None if per_chain is None else float(f"{per_chain:.4g}"), ratio, row["status"]]
+
+
+def _shown(cell):
+    if cell is None:
+        return "-"
+    if isinstance(cell, int) and not isinstance(cell, bool):
+        return f"{cell:,}"
+    if isinstance(cell, float):
+        return f"{cell:.3g}"
+    return str(cell).replace("|", "/")
+
+
+def _large_runs(context, section, deadline, *, warmed):
+    """bench/large.py, cuda (the cooperative layout where gpu-sa solve can be asked for it; Sudoku-LS too, when it
+    came with the checkout) then cpu; every answer validated by large.py. The return codes of its runs."""
+    plan = context["plan"]
     helped = run([sys.executable, "bench/large.py", "--help"], 60, base_env(real_cuda=False))
-    options, note = large_options(context["plan"].large, helped.stdout, lloyd_amos_folder())
+    options, note = large_options(plan.large, helped.stdout, lloyd_amos_folder())
     if note:
         section.body += [note, ""]
-    peer, peer_note = sudoku_ls_peer(context["plan"].large, helped.stdout)
+    peer, peer_note = sudoku_ls_peer(plan.large, helped.stdout)
     if peer_note:
         section.body += [peer_note, ""]
+    if not plan.large_warm_up and warmed and "--no-warmup" in helped.stdout:
+        options.append("--no-warmup")
+        section.body += ["bench/large.py ran without its warm-up runs: bench/tabu_rate.py had just compiled the same "
+                         "kernels into numba's cache on disk (the wall clock of the first instance may still hold some "
+                         "compilation; the solve clock never does).", ""]
+    cooperative, layout_note = cooperative_option(plan.large)
+    if layout_note:
+        section.body += [layout_note, ""]
     statuses = []
     backends = ("cuda", "cpu") if "--backend" in helped.stdout else ("default",)
     # the device's run carries the peer too (its column is the same in both): it gets twice the cpu run's share
@@ -381,7 +490,8 @@ def stage_large(context, section, budget):
             share = (deadline - time.perf_counter()) * weights[index] / sum(weights[index:])
             # each run's own records, fresh (large.py would otherwise reuse runs they hold): the per-run table below
             records = Path(scratch) / f"{backend}.jsonl"
-            command = [sys.executable, "bench/large.py", *options,
+            command = [sys.executable, "bench/large.py",
+                       *(with_variant_options(options, cooperative) if backend == "cuda" else options),
                        *(["--backend", backend] if backend != "default" else []),
                        *(["--records", str(records)] if "--records" in helped.stdout else []),
                        *(peer if index == 0 else [])]  # the peer once, in the device's run: its column is the same
@@ -394,7 +504,30 @@ def stage_large(context, section, budget):
             section.body += large_runs_table(records)
             if ran.returncode != 0:
                 section.body += fenced(tail(ran.stderr, 15))
-    section.status = _combined(statuses, len(backends))
+    return statuses
+
+
+def cooperative_option(plan_options, solve_help=None):
+    """(gpu-sa solve's options that ask for the cooperative layout, a note for the report). The option is
+    ``--threads-per-chain``; a gpu-sa without it runs the layout its model chooses, and the note says so."""
+    if "--variant" not in plan_options:
+        return [], None
+    if solve_help is None:
+        solve_help = run([sys.executable, "-m", "gpu_sa", "solve", "--help"], 60, base_env(real_cuda=False)).stdout
+    if "--threads-per-chain" in solve_help:
+        return ["--threads-per-chain", str(COOPERATIVE_THREADS)], None
+    return [], ("gpu-sa solve takes no --threads-per-chain here: the cuda run used the layout the backend's model "
+                "chooses (the tabu rate table's 'model' row), not necessarily the cooperative one.")
+
+
+def with_variant_options(options, extra):
+    """``options`` with ``extra`` appended to the --variant's solve options (the cuda run's layout)."""
+    if not extra or "--variant" not in options:
+        return list(options)
+    shown = list(options)
+    at = shown.index("--variant") + 1
+    shown[at] = " ".join([shown[at], *extra])
+    return shown
 
 
 def _keep_large(context, backend, summary, runs):
@@ -438,8 +571,8 @@ def lloyd_amos_folder() -> Path:
 
 
 def sudoku_ls_peer(plan_options, large_help, program=None):
-    """(bench/large.py's options for Sudoku-LS, a note for the report). Issue 23's table puts Sudoku-LS beside the
-    chains in the same run; a lent device cannot fetch or build it, so it comes built with the checkout
+    """(bench/large.py's options for Sudoku-LS, a note for the report). The large-grid comparison puts Sudoku-LS
+    beside the chains in the same run; a lent device cannot fetch or build it, so it comes built with the checkout
     (``GPU_SA_SUDOKU_LS``, README "Measuring a GPU"); without it the stage runs the chains alone and says so."""
     if plan_options.get("--set") != "sudoku-ls" or "--sudoku-ls" not in large_help:
         return [], None
@@ -586,7 +719,7 @@ def main(argv=None):
                                      epilog="\n".join(__doc__.splitlines()[2:]))
     parser.add_argument("--stages", default=",".join(STAGES), metavar="STAGE,...",
                         help=f"comma-separated, from {', '.join(STAGES)} (default: all; env always runs)")
-    parser.add_argument("--quick", action="store_true", help="short budgets and workloads: at most about 9 minutes in all")
+    parser.add_argument("--quick", action="store_true", help=f"short budgets and workloads: {QUICK_LIMIT} s of stages at most")
     parser.add_argument("--smoke", action="store_true", help="tiny workloads, for testing this script (simulator)")
     parser.add_argument("--out", type=Path, default=None, metavar="REPORT.md", help="the report's path (default: $OUT/gpu-report.md)")
     parser.add_argument("--commit", default=None,

@@ -150,15 +150,18 @@ def test_sudoku_ls_joins_the_devices_run_when_it_came_with_the_checkout(tmp_path
     section_ = gpu.Section("large")
     gpu.stage_large({"plan": gpu.PLANS["full"], "env": {"real_gpu": True}}, section_, 90)
     runs = [command for command in commands if "--help" not in command]
+    assert runs[0][1] == "bench/tabu_rate.py"  # first the rates, then the times to solution
+    runs = runs[1:]
     assert [command[command.index("--backend") + 1] for command in runs] == ["cuda", "cpu"]
     assert runs[0][-4:] == ["--peers", "sudoku-ls", "--sudoku-ls", str(program)]
     assert "--peers" not in runs[1] and section_.status == "done"
     # each run records into a file of its own, fresh (bench/large.py would reuse the runs an old file holds)
     records = [command[command.index("--records") + 1] for command in runs]
     assert len(set(records)) == 2 and not any(os.path.exists(path) for path in records)
-    # the device's run, which carries the peer, gets two thirds of the stage; the cpu run what is left (here all
-    # of it: the recorded device run took no time)
-    assert budgets[0] == pytest.approx(60, abs=1) and budgets[1] == pytest.approx(90, abs=1)
+    # bench/tabu_rate.py gets at most half the stage; then the device's run, which carries the peer, two thirds of
+    # what is left; the cpu run the rest (here all of it: the recorded runs took no time)
+    assert budgets[0] == pytest.approx(45, abs=1)
+    assert budgets[1] == pytest.approx(60, abs=1) and budgets[2] == pytest.approx(90, abs=1)
 
 
 def test_the_shared_instances_folder_follows_the_environment(monkeypatch, tmp_path):
@@ -270,3 +273,97 @@ def test_the_large_stage_lists_each_run_with_where_it_ended(tmp_path):
     assert "| inst49x49_50_0.txt | sudoku-ls | - | unsolved | - | 3 | - | - |" in lines
     records.write_text("not json\n")
     assert gpu.large_runs_table(records) == []
+
+
+def test_the_quick_run_fits_eight_minutes_of_a_lent_device():
+    """The quick run's stage budgets add up to at most 450 s (with the machine's start and the report, under 8
+    minutes); none is more than the full run's."""
+    assert sum(gpu.BUDGETS["quick"].values()) <= gpu.QUICK_LIMIT <= 450
+    assert all(gpu.BUDGETS["quick"][stage] <= gpu.BUDGETS["full"][stage] for stage in gpu.STAGES)
+    assert set(gpu.BUDGETS["quick"]) == set(gpu.STAGES)
+
+
+@pytest.mark.parametrize("mode", ["quick", "full"])
+def test_the_large_stage_measures_tabus_rate_and_five_64x64_instances(mode):
+    """Both layouts' moves per second at 49x49 and 64x64 (T = 1, the model's choice, 64) beside the cores, and the
+    time to solution on five 64x64 instances at 50 % (cuda in the cooperative layout, then cpu)."""
+    plan = gpu.PLANS[mode]
+    rate = list(plan.tabu_rate)
+    assert rate[rate.index("--sides") + 1] == "49,64" and rate[rate.index("--percent") + 1] == "50"
+    assert rate[rate.index("--threads") + 1] == f"model,{gpu.COOPERATIVE_THREADS},256"
+    assert int(rate[rate.index("--moves") + 1]) >= 1_000_000 and "--backends" not in rate  # cpu-1, cpu and cuda
+    assert 0 < plan.tabu_rate_seconds <= gpu.BUDGETS[mode]["large"] * gpu.TABU_RATE_SHARE
+    assert "64:50" in plan.large["--cells"].split(",") and plan.large["--indices"] == "0-4"
+    assert plan.large["--set"] == "sudoku-ls" and plan.large["--variant"] == "anneal=--method anneal"
+
+
+def test_the_large_stage_asks_for_the_cooperative_layout_where_solve_takes_it(tmp_path, monkeypatch):
+    help_text = "--set --budget --backend --records --no-warmup --cells --indices --variant --methods --grace"
+    commands = []
+
+    def recorded(command, budget, env=None):
+        commands.append(command)
+        if command[1:4] == ["-m", "gpu_sa", "solve"]:
+            return gpu.Ran(command, 0, "--threads-per-chain {1,32,64,128,256}", "", 0.0)
+        if "--help" in command:
+            return gpu.Ran(command, 0, help_text, "", 0.0)
+        if command[1] == "bench/tabu_rate.py":
+            rows = [dict(side=64, backend="cpu", layout="all cores", threads_per_chain=1, chosen="-", chains=16,
+                         moves=16_000_000, seconds=2.0, moves_per_second=8e6, moves_per_second_per_chain=5e5,
+                         status="measured"),
+                    dict(side=64, backend="cuda", layout="block", threads_per_chain=64, chosen="asked = model",
+                         chains=1000, moves=4e7, seconds=4.0, moves_per_second=1e7, moves_per_second_per_chain=1e4,
+                         status="measured"),
+                    dict(side=64, backend="cuda", layout="thread", threads_per_chain=1, chosen="asked", chains=None,
+                         moves=None, seconds=None, moves_per_second=None, moves_per_second_per_chain=None,
+                         status="failed: CudaAPIError: out of memory")]
+            return gpu.Ran(command, 0, "".join(json.dumps(row) + "\n" for row in rows), "", 0.0)
+        return gpu.Ran(command, 0, "", "", 0.0)
+
+    monkeypatch.setattr(gpu, "run", recorded)
+    monkeypatch.delenv("GPU_SA_SUDOKU_LS", raising=False)
+    context = {"plan": gpu.PLANS["quick"], "env": {"real_gpu": True}}
+    section_ = gpu.Section("large")
+    gpu.stage_large(context, section_, 205)
+    large_runs = [c for c in commands if c[1] == "bench/large.py" and "--help" not in c]
+    cuda, cpu = (c[c.index("--variant") + 1] for c in large_runs)
+    assert cuda == "anneal=--method anneal --threads-per-chain 64" and cpu == "anneal=--method anneal"
+    assert all("--no-warmup" in c for c in large_runs)  # tabu_rate.py compiled the kernels just before
+    assert section_.status == "done"
+    table = context["tables"]["tabu rate"]
+    assert [(r["backend"], r["T"], r["x cpu cores"]) for r in table["rows"]] == [
+        ("cpu", 1, "-"), ("cuda", 64, 1.25), ("cuda", 1, "-")]
+    assert table["rows"][2]["status"] == "failed: CudaAPIError: out of memory"
+    body = "\n".join(section_.body)
+    assert "| 64x64 | cuda | block | 64 | asked = model |" in body
+
+
+def test_the_large_stage_runs_what_it_has(tmp_path, monkeypatch):
+    """Without bench/tabu_rate.py the times to solution still run, and the status says what was skipped; a gpu-sa
+    without --threads-per-chain runs the model's layout, and the report says so."""
+    (tmp_path / "large.py").write_text("")
+    monkeypatch.setattr(gpu, "BENCH", tmp_path)
+    monkeypatch.delenv("GPU_SA_SUDOKU_LS", raising=False)
+    commands = []
+
+    def recorded(command, budget, env=None):
+        commands.append(command)
+        return gpu.Ran(command, 0, "--set --budget --backend --variant --cells --indices" if "--help" in command
+                       else "", "", 0.0)
+
+    monkeypatch.setattr(gpu, "run", recorded)
+    section_ = gpu.Section("large")
+    gpu.stage_large({"plan": gpu.PLANS["quick"], "env": {"real_gpu": True}}, section_, 100)
+    assert section_.status == "done; skipped: bench/tabu_rate.py is not in this checkout"
+    assert not any("bench/tabu_rate.py" in c for c in commands)
+    large_runs = [c for c in commands if c[1] == "bench/large.py" and "--help" not in c]
+    assert [c[c.index("--variant") + 1] for c in large_runs] == ["anneal=--method anneal"] * 2
+    assert "takes no --threads-per-chain" in "\n".join(section_.body)
+
+
+def test_the_variants_options_take_the_layout():
+    options = ["--set", "sudoku-ls", "--variant", "anneal=--method anneal", "--budget", "6"]
+    assert gpu.with_variant_options(options, ["--threads-per-chain", "64"]) == [
+        "--set", "sudoku-ls", "--variant", "anneal=--method anneal --threads-per-chain 64", "--budget", "6"]
+    assert gpu.with_variant_options(options, []) == options
+    assert gpu.with_variant_options(["--budget", "6"], ["--threads-per-chain", "64"]) == ["--budget", "6"]
