@@ -151,11 +151,13 @@ def launch_plan(move, *, chains: int | None = None, threads_per_chain: int | Non
     why = "requested" if threads_per_chain is not None else _automatic(move)[1]
     module = cooperative_module(move) if threads > 1 else None
     shared = module.shared_bytes(move.tables.n_values) if module else 0
-    occupancy, predicted = {}, {}
+    occupancy, predicted, per_chain = {}, {}, {}
     for device in DEVICES:
         rate, fill = _predict(move, threads, device)
         occupancy[device.name] = fill
         predicted[device.name] = None if rate is None else round(rate)
+        # a local search's time to solution also wants each chain fast, not only many chains
+        per_chain[device.name] = None if rate is None or not fill.get("chains") else round(rate / fill["chains"])
     resident = occupancy[PLAN_DEVICE.name]["chains"]
     return {"move": move.name,
             "kernel": f"{move.name}: one block of {threads} threads per chain" if threads > 1
@@ -167,6 +169,7 @@ def launch_plan(move, *, chains: int | None = None, threads_per_chain: int | Non
             "global_bytes_per_chain": int(state_bytes(move, 1)),
             "occupancy": occupancy,
             "predicted_moves_per_second": predicted,
+            "predicted_moves_per_second_per_chain": per_chain,
             "chosen": "requested" if threads_per_chain is not None else "model",
             "why": why}
 
