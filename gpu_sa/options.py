@@ -158,6 +158,34 @@ class SquareSize(Value):
         return rows
 
 
+# GPU threads per chain the cuda backend offers: 1 (a thread per chain, every move's kernel) or a block of whole
+# warps per chain (a move's cooperative layout: gpu_sa.puzzles.sudoku.moves.tabu_block.THREADS, which a test
+# checks this against). Whole warps, because a block's threads are scheduled 32 at a time: 33 would run as 64.
+THREADS_PER_CHAIN = (1, 32, 64, 128, 256)
+
+
+@dataclass(frozen=True)
+class ThreadsPerChain(Value):
+    """``auto`` (the value None: the launch plan chooses per move) or one of ``sizes``."""
+
+    sizes: tuple[int, ...] = THREADS_PER_CHAIN
+
+    @property
+    def expected(self) -> str:
+        return "auto or one of " + ", ".join(map(str, self.sizes))
+
+    def metavar(self) -> str:
+        return "T"
+
+    def __call__(self, text: str) -> int | None:
+        if text.strip().lower() == "auto":
+            return None
+        value = Integer(1, None)(text)
+        if value not in self.sizes:
+            raise ValueError(text)
+        return value
+
+
 @dataclass(frozen=True)
 class Choice(Value):
     names: tuple[str, ...]

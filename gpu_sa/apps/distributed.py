@@ -40,7 +40,7 @@ import uuid
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
@@ -54,6 +54,14 @@ INSTALL_HINT = "pip install 'gpu-sa[dask]'"
 class ClusterError(RuntimeError):
     """The cluster cannot do the job (no dask, bad or unreachable address, no workers, a worker that
     kept dying, a worker running other code); the message is one line for the user."""
+
+
+class Placement(NamedTuple):
+    """Where a task's chains run: a backend's name, resolved on each worker (``auto``: cuda where a GPU is), and
+    the cuda backend's threads per chain (None: the launch plan's choice per move)."""
+
+    backend: str
+    threads_per_chain: int | None = None
 
 
 @dataclass(frozen=True)
@@ -200,22 +208,25 @@ def _worker_threads(client) -> int:
 _backends = threading.local()
 
 
-def _backend_here(name: str, sharing: dict):
-    """This worker thread's backend (kept between tasks); the CPU backend gets the cores of this
-    host divided by the worker threads on it."""
+def _backend_here(placement: Placement | str, sharing: dict):
+    """This worker thread's backend for ``placement`` (or a backend's name alone; kept between tasks); the CPU
+    backend gets the cores of this host divided by the worker threads on it."""
     from distributed import get_worker
     from distributed.comm import get_address_host
+
+    if isinstance(placement, str):
+        placement = Placement(placement)
 
     cached = getattr(_backends, "by_key", None)
     if cached is None:
         cached = _backends.by_key = {}
     share = max(1, sharing.get(get_address_host(get_worker().address), 1))
-    if (name, share) not in cached:
-        backend, _ = backends.select(name)
+    if (placement, share) not in cached:
+        backend, _ = backends.select(placement.backend, threads_per_chain=placement.threads_per_chain)
         if backend.name == "cpu":
             backend = backends.CpuBackend(threads=max(1, backends.available_cores() // share))
-        cached[name, share] = backend
-    return cached[name, share]
+        cached[placement, share] = backend
+    return cached[placement, share]
 
 
 class _StopPoll:
@@ -242,7 +253,7 @@ class _StopPoll:
         return self.stopped
 
 
-def _warm_up(puzzle, backend: str, sharing: dict, options: runner.Options) -> tuple[float, tuple[int, int]]:
+def _warm_up(puzzle, backend: Placement, sharing: dict, options: runner.Options) -> tuple[float, tuple[int, int]]:
     """Pay imports, propagation and the compiled code's load (or compilation) once per worker, with
     a run of a few moves of one replica group. Returns (seconds, the default chain counts here)."""
     started = time.perf_counter()
@@ -268,11 +279,11 @@ def _chain_counts(engine, puzzle, options) -> tuple[int, int]:
     return tuple(_default_chains(engine, puzzle, options, shared)[0] for shared in (False, True))
 
 
-def _probe(puzzle, backend: str, sharing: dict, options: dict) -> tuple[int, int]:
+def _probe(puzzle, backend: Placement, sharing: dict, options: dict) -> tuple[int, int]:
     return _chain_counts(_backend_here(backend, sharing), puzzle, options)
 
 
-def _run_trial(puzzle, trial: int, backend: str, options: runner.Options, key: str, stop_name: str,
+def _run_trial(puzzle, trial: int, backend: Placement, options: runner.Options, key: str, stop_name: str,
                sharing: dict) -> Trial:
     from distributed import get_worker
 
@@ -281,7 +292,7 @@ def _run_trial(puzzle, trial: int, backend: str, options: runner.Options, key: s
     return Trial(trial=trial, worker=get_worker().address, result=result)
 
 
-def _run_batch(puzzles: list, first_index: int, batch: int, backend: str, options: runner.Options, key: str,
+def _run_batch(puzzles: list, first_index: int, batch: int, backend: Placement, options: runner.Options, key: str,
                stop_name: str, sharing: dict) -> list:
     return [replace(result, index=first_index + result.index)
             for result in runner.anneal_many(puzzles, batch=batch, backend=_backend_here(backend, sharing),
@@ -362,22 +373,24 @@ def _check(options: runner.Options, in_flight) -> None:
 
 
 @runner.taking_the_options
-def solve_one(puzzle, *, client, backend: str = "auto", in_flight: int | None = None, warm_up: bool = True,
-              on_trial: Callable[[Trial], None] | None = None, options: runner.Options | None = None,
-              **keywords) -> Run:
+def solve_one(puzzle, *, client, backend: str = "auto", threads_per_chain: int | None = None,
+              in_flight: int | None = None, warm_up: bool = True, on_trial: Callable[[Trial], None] | None = None,
+              options: runner.Options | None = None, **keywords) -> Run:
     """Anneal ``puzzle`` with its trials spread over the workers of ``client``: the same answer as
     ``runner.anneal`` with the same options and seed (see the module docstring).
 
     The run's settings are those of ``runner.anneal`` (the fields of ``runner.Options``, as keywords or one
     ``options`` object), but ``keep_state``. ``backend`` is a name, resolved on each worker (``auto``: cuda where a
-    GPU is); ``chains`` defaults to the count ``runner.anneal`` takes on the first worker's backend, for every
-    trial. ``time_limit`` is for the whole run, from the end of the warm-up. At most ``in_flight`` trial tasks
-    are out at a time (default: twice the worker threads). ``on_trial`` is called with every trial task that
-    finishes. A stop request (``gpu_sa.engine.stop``) or the time limit stops every trial and reports the best
-    found so far (``stopped``: interrupted or time_limit; then the answer need not be the one-process answer).
+    GPU is), with ``threads_per_chain`` as ``runner.anneal`` takes it; ``chains`` defaults to the count
+    ``runner.anneal`` takes on the first worker's backend, for every trial. ``time_limit`` is for the whole run,
+    from the end of the warm-up. At most ``in_flight`` trial tasks are out at a time (default: twice the worker
+    threads). ``on_trial`` is called with every trial task that finishes. A stop request (``gpu_sa.engine.stop``)
+    or the time limit stops every trial and reports the best found so far (``stopped``: interrupted or
+    time_limit; then the answer need not be the one-process answer).
     """
     options = runner.options_from("solve_one", options, keywords)
     _check(options, in_flight)
+    backend = Placement(backend, runner.check_threads_per_chain(threads_per_chain, backend))
     distributed = _distributed()
     if options.seed is None:
         options = replace(options, seed=runner.default_seed())
@@ -482,23 +495,24 @@ def _exchange_rates(trials, chains, interval) -> tuple:
 
 @runner.taking_the_options
 def solve_many(puzzles: Iterable, *, client, batch: int | None = None, backend: str = "auto",
-               in_flight: int | None = None, warm_up: bool = True, options: runner.Options | None = None,
-               **keywords) -> Iterator[runner.Result]:
+               threads_per_chain: int | None = None, in_flight: int | None = None, warm_up: bool = True,
+               options: runner.Options | None = None, **keywords) -> Iterator[runner.Result]:
     """Anneal every puzzle of ``puzzles``, ``batch`` consecutive puzzles per task on the workers of
     ``client``; yield results in input order (``Result.index``), each as soon as it and every
     earlier one are known: the same per-puzzle results as ``runner.anneal_many`` in one process.
 
     The run's settings are those of ``runner.anneal_many`` (the fields of ``runner.Options``), but
-    ``keep_state``. ``batch`` defaults to ``anneal_many``'s default on the first worker's backend; ``time_limit``
-    is per puzzle. Without ``chains`` each batch takes the default of its worker's backend, as
-    ``anneal_many`` does: name it for the same answers on workers of different backends. At most
-    ``in_flight`` tasks are out at a time, finished or not (default: four per worker thread), so
-    ``puzzles`` is read lazily. At a stop request the running
+    ``keep_state``; ``backend`` and ``threads_per_chain`` as for ``solve_one``. ``batch`` defaults to
+    ``anneal_many``'s default on the first worker's backend; ``time_limit`` is per puzzle. Without ``chains`` each
+    batch takes the default of its worker's backend, as ``anneal_many`` does: name it for the same answers on
+    workers of different backends. At most ``in_flight`` tasks are out at a time, finished or not (default: four
+    per worker thread), so ``puzzles`` is read lazily. At a stop request the running
     tasks end their puzzles (``stopped``: interrupted) and the results so far are yielded; later
     puzzles are not started.
     """
     options = runner.options_from("solve_many", options, keywords)
     _check(options, in_flight)
+    backend = Placement(backend, runner.check_threads_per_chain(threads_per_chain, backend))
     distributed = _distributed()
     if options.seed is None:
         options = replace(options, seed=runner.default_seed())

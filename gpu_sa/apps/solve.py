@@ -181,9 +181,10 @@ def anneal_batches(puzzles, schedules, *, backend, options: runner.Options, batc
 
 
 def on_cluster(puzzles, schedules, *, address, workers, backend: str, options: runner.Options, batch, fmt,
-               check_unique):
+               check_unique, threads_per_chain: int | None = None):
     """Answers of every puzzle in input order, annealed on a Dask cluster (``gpu_sa.apps.distributed``): one
-    puzzle's trials, or batches of several puzzles, are the tasks; the same answers as in this process."""
+    puzzle's trials, or batches of several puzzles, are the tasks; the same answers as in this process.
+    ``backend`` is a name that each worker resolves, with ``threads_per_chain`` (``runner.anneal``'s)."""
     from . import distributed
 
     with distributed.cluster(address=address, workers=workers) as client:
@@ -193,13 +194,15 @@ def on_cluster(puzzles, schedules, *, address, workers, backend: str, options: r
             if puzzle.contradicts():
                 yield contradiction(puzzle, "anneal", options.seed)
                 return
-            run = distributed.solve_one(puzzle, client=client, backend=backend, options=options, schedule=law)
+            run = distributed.solve_one(puzzle, client=client, backend=backend, threads_per_chain=threads_per_chain,
+                                        options=options, schedule=law)
             yield annealed(puzzle, run.result, fmt, check_unique)
             return
         # puzzles of one schedule go to the cluster together; contradicted ones are answered at once
         answerable = [(puzzle, law) for puzzle, law in live if not puzzle.contradicts()]
         results = iter(distributed.solve_many([p for p, _ in answerable], client=client, batch=batch, backend=backend,
-                                              options=options, schedule=answerable[0][1] if answerable else None))
+                                              threads_per_chain=threads_per_chain, options=options,
+                                              schedule=answerable[0][1] if answerable else None))
         for puzzle, _ in live:
             if puzzle.contradicts():
                 yield contradiction(puzzle, "anneal", options.seed)

@@ -225,12 +225,16 @@ class Hooks(NamedTuple):
 
 
 @taking_the_options
-def anneal(puzzle, *, backend="auto", progress: Callable[[Progress], None] | None = None,
+def anneal(puzzle, *, backend="auto", threads_per_chain: int | None = None,
+           progress: Callable[[Progress], None] | None = None,
            stop_when: Callable[[], bool] | None = None, on_ready: Callable[[], None] | None = None,
            on_chunk: Callable[[int], None] | None = None, options: Options | None = None, **keywords) -> Result:
     """Anneal ``chains`` independent chains on ``puzzle``; return the best, validated, result.
 
-    ``backend`` is a name from ``gpu_sa.engine.backends.BACKENDS`` or a backend object. The run's settings are
+    ``backend`` is a name from ``gpu_sa.engine.backends.BACKENDS`` or a backend object; with a name,
+    ``threads_per_chain`` is the cuda backend's layout (None: the launch plan's choice per move, 1: a thread per
+    chain, 32 to 256: a block per chain, for a move that has that layout: ``gpu_sa.engine.plan``), which no
+    answer depends on (the other backends take it and run the same chains). The run's settings are
     the fields of ``Options``, given as keywords (``chains=256, seed=1``) or as one ``options`` object (keywords
     then replace its fields). ``schedule`` defaults to ``default_schedule(move)`` (``default_ladder`` with
     ``replicas``); ``max_moves`` (per chain and trial) to its length. A trial runs every chain through the
@@ -245,7 +249,8 @@ def anneal(puzzle, *, backend="auto", progress: Callable[[Progress], None] | Non
     before the puzzle's first trial has run leaves nothing to report: ``gpu_sa.engine.stop.Interrupted`` then.
     """
     options = options_from("anneal", options, keywords)
-    for result in anneal_many([puzzle], batch=1, backend=backend, progress=progress, stop_when=stop_when,
+    for result in anneal_many([puzzle], batch=1, backend=backend, threads_per_chain=threads_per_chain,
+                              progress=progress, stop_when=stop_when,
                               on_ready=on_ready, on_chunk=on_chunk, options=options):
         return result
     # not a StopIteration: inside a caller's generator Python turns that into 'RuntimeError: generator raised ...'
@@ -253,14 +258,14 @@ def anneal(puzzle, *, backend="auto", progress: Callable[[Progress], None] | Non
 
 
 @taking_the_options
-def anneal_many(puzzles: Iterable, *, batch: int | None = None, backend="auto",
+def anneal_many(puzzles: Iterable, *, batch: int | None = None, backend="auto", threads_per_chain: int | None = None,
                 progress: Callable[[Progress], None] | None = None, stop_when: Callable[[], bool] | None = None,
                 on_ready: Callable[[], None] | None = None, on_chunk: Callable[[int], None] | None = None,
                 options: Options | None = None, **keywords) -> Iterator[Result]:
     """Anneal every puzzle of ``puzzles``, ``batch`` at a time in one launch; yield results in input order.
 
-    Options as for ``anneal`` (``time_limit`` is per puzzle). Consecutive puzzles whose moves
-    cannot share a launch (another shape or schedule) start a new batch. ``batch`` defaults to
+    Options as for ``anneal`` (``time_limit`` is per puzzle), and ``threads_per_chain`` too. Consecutive puzzles
+    whose moves cannot share a launch (another shape or schedule) start a new batch. ``batch`` defaults to
     enough puzzles for four times the backend's default chain count (``backend.default_chains``) in
     one launch; ``batch=1`` anneals one puzzle at a time. Without ``chains``, a puzzle gets
     ``backend.default_chains`` when it runs alone (``batch=1``, or a single puzzle) and
@@ -270,8 +275,9 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, backend="auto",
     puzzle still in its trial, of its own chains (``Progress.index``: its position in ``puzzles``).
     """
     entered = time.perf_counter()  # a generator's body runs at the first next(): the caller's clock is running
+    threads_per_chain = check_threads_per_chain(threads_per_chain, backend)
     if isinstance(backend, str) and backend != "auto":  # auto is decided at the first puzzle's move (its cpu_preferred)
-        backend, _ = backends_module.select(backend)
+        backend, _ = backends_module.select(backend, threads_per_chain=threads_per_chain)
     options = options_from("anneal_many", options, keywords)
     if options.seed is None:
         options = dataclasses.replace(options, seed=default_seed())
@@ -284,7 +290,8 @@ def anneal_many(puzzles: Iterable, *, batch: int | None = None, backend="auto",
         while source.peek() is not None and not stop_module.requested() and not (stop_when is not None and stop_when()):
             first = source.peek()[2]
             if isinstance(backend, str):  # auto, decided once: by the first puzzle's move (a file holds one kind)
-                backend, _ = backends_module.select(backend, cpu_preferred=first.cpu_preferred)
+                backend, _ = backends_module.select(backend, cpu_preferred=first.cpu_preferred,
+                                                    threads_per_chain=threads_per_chain)
             shared = batch != 1 and source.more_than_one()
             rows = options.chains or (backend.dataset_chains(first) if shared else backend.default_chains(first))
             size = batch or max(1, backend.default_chains(first) * 4 // rows)
@@ -747,6 +754,24 @@ def _next_chunk(chunk, launched, chunk_seconds, plateau_length, time_left, early
         rate = launched / chunk_seconds
         chunk = min(chunk, int(min(rate * max(time_left, TARGET_CHUNK_SECONDS), MAX_LAUNCH_MOVES)))
     return max(1, min(chunk, most_plateaus * plateau_length, MAX_LAUNCH_MOVES))
+
+
+def check_threads_per_chain(threads_per_chain, backend="auto") -> int | None:
+    """``threads_per_chain`` as a Python int (or None), checked: None or one of ``gpu_sa.options.THREADS_PER_CHAIN``,
+    given with a backend's name: a backend object was made with its own layout (``CudaBackend(threads_per_chain=...)``),
+    which a second value here would silently contradict. ValueError otherwise."""
+    from ..options import THREADS_PER_CHAIN
+
+    if threads_per_chain is None:
+        return None
+    if not isinstance(threads_per_chain, (int, np.integer)) or isinstance(threads_per_chain, bool) \
+            or threads_per_chain not in THREADS_PER_CHAIN:
+        raise ValueError(f"threads_per_chain must be None (the launch plan's choice) or one of "
+                         f"{', '.join(map(str, THREADS_PER_CHAIN))}, got {threads_per_chain!r}")
+    if not isinstance(backend, str):
+        raise ValueError("threads_per_chain goes with a backend's name; a backend object keeps its own "
+                         "(CudaBackend(threads_per_chain=...))")
+    return int(threads_per_chain)
 
 
 def check_positive_int(name, value):

@@ -9,8 +9,9 @@ from dataclasses import replace
 
 from .. import ending
 from ...engine import stop
-from ...options import (SECONDS, Choice, Integer, Option, Real, Text, UsageError, check_output, given,
-                       max_input_option)
+from ...engine.plan import KEYS as plan_keys
+from ...options import (SECONDS, Choice, Integer, Option, Real, Text, ThreadsPerChain, UsageError, check_output,
+                       given, max_input_option)
 from . import (QUIET, Heartbeat, add_input, check_formats, input_format_option, kinds, output_format_option,
                read_puzzles)
 
@@ -57,15 +58,21 @@ def _moves_help():
 # there and one declaration here (tests/cli/test_registry.py checks that they match).
 ENGINE_OPTIONS = (
     Option("--backend", "where chains run: cuda (GPU), cpu (numba, all cores), numpy (the plain reference), auto = "
-           "cuda if a GPU is usable, else cpu, but cpu for sudoku's move tabu (the default from 25x25, and method auto's "
-           "chains from 36x36), whose GPU kernel is far slower per chain (default: auto; the choice and why go to "
-           "stderr)",
+           "cuda if a GPU is usable, else cpu (default: auto; the choice and why go to stderr, with the launch's "
+           "layout)",
            Choice(("auto", "cuda", "cpu", "numpy")), default="auto", applies=CHAINS),
     Option("--chains", "independent chains run in lockstep, per puzzle (default: cuda enough to fill the GPU, "
            "or at most 2048 per puzzle when several puzzles share the launches; cpu 256, numpy 64; sudoku's move tabu on "
            "the host: one per core, a local search whose chains each want a core; method auto's annealing rounds: 16 "
            "on the CPU)", Integer(1),
            purpose="independent chains run in lockstep", applies=CHAINS),
+    Option("--threads-per-chain", "GPU threads per chain on the cuda backend: 1 = one thread per chain (every move's "
+           "kernel); 32, 64, 128 or 256 = a thread block per chain (a move's cooperative layout: sudoku's move tabu; "
+           "another move is an error); auto (default) = the launch plan's choice per move (--plan prints it: "
+           "docs/gpu.md, 'The launch plan'). No answer depends on it; cpu and numpy run the same chains whatever "
+           "it is",
+           ThreadsPerChain(), default=None, applies=CHAINS,
+           purpose="GPU threads per chain: 1, or a block of whole warps"),
     Option("--seed", "64-bit seed; a run is a pure function of the seed and the options (default: random, printed "
            "with the result); the exact methods' random tie-breaks and restarts (HiGHS's random_seed for the integer "
            "programs) follow it too", Integer(0, 2**64 - 1)),
@@ -98,7 +105,7 @@ ENGINE_OPTIONS = (
            "input order, each as soon as it and every earlier one are known", Integer(1), metavar="N",
            group=BUDGET, applies=ANNEALING),
 )
-RUN_PLACEMENT = ("backend", "batch", "dask", "workers")
+RUN_PLACEMENT = ("backend", "threads_per_chain", "batch", "dask", "workers")
 SCHEDULE_OPTIONS = (
     Option("--schedule", "geometric (default, tuned by measurement): --t0 to --t-end over --plateaus; sirdey: "
            "Sirdey's law T0 = e_p, T_{k+1} = T_k / (1 + log(1+delta)/(e_p+1) T_k) down to T_f (252 million moves per "
@@ -142,10 +149,14 @@ def options():
         Option("--method", _methods_help() + " (default: the kind's first: auto for sudoku, anneal for the others)",
                Choice(tuple(dict.fromkeys(m.name for module in kinds("solve").values() for m in module.METHODS))),
                default=_default_method),
-        ENGINE_OPTIONS[0], ENGINE_OPTIONS[1], ENGINE_OPTIONS[2],
+        *ENGINE_OPTIONS[:4],
+        Option("--plan", "print each puzzle's GPU launch plan for the move the solve would anneal with (kernel, "
+               "layout, threads per chain, chains, shared and global memory per chain, occupancy and predicted moves "
+               "per second per GPU model, from the cost model of docs/gpu.md, 'The launch plan') and exit without "
+               "running anything; needs no GPU; with --json one JSON object per puzzle (docs/cli.md, 'Launch plan')"),
         Option("--move", _moves_help(), Choice(tuple(dict.fromkeys(
             m for module in kinds("solve").values() for m in module.MOVES))), applies=ANNEALING),
-        *SCHEDULE_OPTIONS, *ENGINE_OPTIONS[3:],
+        *SCHEDULE_OPTIONS, *ENGINE_OPTIONS[4:],
         Option("--no-early-stop", "run every chain for exactly --max-moves moves even once a chain has solved",
                group=BUDGET, applies=ANNEALING),
         Option("--no-propagate", "sudoku: do not run the three rules (naked single, hidden single, naked pair) before annealing (by default every cell they "
@@ -216,6 +227,8 @@ def run(args) -> int:
                     "(--method anneal: the annealer alone)")
     puzzles = read_puzzles(args, args.puzzle_file)
     method = methods[args.method]
+    if args.plan:
+        return _plan(kind, method, puzzles, args)
     if method.exact:
         answers = (app.exact(puzzle, method=args.method, check_unique=args.check_unique, time_limit=args.time_limit,
                              fmt=args.output_format, options=args.kind_options, seed=args.seed) for puzzle in puzzles)
@@ -233,10 +246,18 @@ def _application(method, puzzles, args) -> int:
 
     run_one = application(method.runs)
     reasons = map(application(method.cpu_preferred), puzzles) if method.cpu_preferred else ()
-    backend, why = backends.select(args.backend, cpu_preferred=next((reason for reason in reasons if reason), ""))
+    backend, why = backends.select(args.backend, cpu_preferred=next((reason for reason in reasons if reason), ""),
+                                   threads_per_chain=args.threads_per_chain)
+    planned = []
+    if backend.name == "cuda":  # copies: the application builds its moves again, on its clock
+        planned = [move for move in (_planned_move(method, replace(puzzle), args)[0] for puzzle in puzzles) if move]
+        _check_layout(args, planned)
     seed = runner.default_seed() if args.seed is None else args.seed
     if not args.quiet:
         ending.note(f"gpu-sa: {why}")
+        if planned:  # the layout the GPU's chains take, and why (the launch plan's choice unless asked)
+            rows = args.chains or backend.default_chains(planned[0])
+            ending.note(f"gpu-sa: launch: {backend.describe_launch(rows, planned[0])} per puzzle")
 
     def answers():
         for puzzle in puzzles:
@@ -260,7 +281,9 @@ def _anneal(app, kind, puzzles, args) -> int:
     moves = [replace(puzzle).move(args.move or getattr(puzzle, "default_move", kind.DEFAULT_MOVE),
                               propagate=not args.no_propagate) for puzzle in puzzles]
     cpu_preferred = next((move.cpu_preferred for move in moves if move.cpu_preferred), "")
-    backend, why = backends.select(args.backend, cpu_preferred=cpu_preferred)
+    backend, why = backends.select(args.backend, cpu_preferred=cpu_preferred, threads_per_chain=args.threads_per_chain)
+    if backend.name == "cuda":
+        _check_layout(args, moves)
     laws = [app.schedule_for(move, law=args.schedule, t0=args.t0, t_end=args.t_end, plateaus=args.plateaus,
                              plateau_length=args.plateau_length, delta=args.delta, temperatures=args.temperatures,
                              replicas=args.replicas)
@@ -294,8 +317,8 @@ def _anneal(app, kind, puzzles, args) -> int:
     def answers():
         if on_cluster:
             yield from app.on_cluster(puzzles, laws, address=args.dask, workers=args.workers, backend=on_workers,
-                                      options=run_options, batch=args.batch, fmt=args.output_format,
-                                      check_unique=args.check_unique)
+                                      threads_per_chain=args.threads_per_chain, options=run_options,
+                                      batch=args.batch, fmt=args.output_format, check_unique=args.check_unique)
             return
         if batched:
             progress = _ProgressLine(f"{len(puzzles)} puzzles", quiet=args.quiet, trace=trace, failures=failures,
@@ -323,6 +346,122 @@ def _anneal(app, kind, puzzles, args) -> int:
     finally:
         if trace is not None:
             trace.close()
+
+
+def _check_layout(args, moves) -> None:
+    """--threads-per-chain T > 1 on the cuda backend needs every move it runs to have a cooperative layout: one line
+    now (UsageError) rather than the same refusal from the backend once the chains are set up and compiled."""
+    from ...engine import plan
+
+    if args.threads_per_chain in (None, 1):
+        return
+    for move in moves:
+        if move is not None:
+            try:
+                plan.threads_for(move, args.threads_per_chain)
+            except ValueError as error:
+                raise UsageError(f"--threads-per-chain {args.threads_per_chain}: {error}") from None
+
+
+# The launch plan's keys (``gpu_sa.engine.plan.KEYS``) that every line of --plan --json carries, in its order: a
+# puzzle without a launch gets them too, null (and {} for the per-device ones).
+PLAN_KEYS = plan_keys
+
+
+def _planned_move(method, puzzle, args):
+    """(move, why): the ``AnnealMove`` whose chains solving ``puzzle`` by ``method`` would run, built as that run
+    builds it, or None when none would run, and why. Which backend the chains would run on decides auto's move
+    at some sizes; a plan is the GPU's, so only a backend named cpu or numpy is taken at its word."""
+    if method.exact:
+        return None, f"method {method.name} runs no chains (the complete search alone)"
+    if method.runs is not None:
+        from ...puzzles.spec import application
+
+        module = method.runs.partition(":")[0]
+        try:
+            choose = application(f"{module}:annealing_move")
+        except AttributeError:
+            return None, f"method {method.name} names no move of its own"
+        return choose(puzzle, args.backend if args.backend in ("cpu", "numpy") else "cuda")
+    if puzzle.contradicts():
+        return None, "the checks before solving refute the givens: answered at once, no chain runs"
+    name = args.move or getattr(puzzle, "default_move", args.kind_module.DEFAULT_MOVE)
+    move = puzzle.move(name, propagate=not args.no_propagate)
+    if not move.has_free_variables:
+        return None, f"{puzzle.presolve} leaves nothing to move: no chain moves"
+    return move, "--move" if args.move else "the default move at this size"
+
+
+def _plan(kind, method, puzzles, args) -> int:
+    """--plan: each puzzle's launch plan (``gpu_sa.engine.plan``, a model: no GPU needed, nothing run)."""
+    from ...engine import plan
+
+    for index, puzzle in enumerate(puzzles):
+        move, why = _planned_move(method, puzzle, args)
+        head = {"puzzle": puzzle.label, "index": index, "kind": kind.KIND, "size": _size(puzzle),
+                "method": method.name, "backend": args.backend}
+        if move is None:
+            body = {**dict.fromkeys(PLAN_KEYS), "occupancy": {}, "predicted_moves_per_second": {},
+                    "predicted_moves_per_second_per_chain": {}, "why": why}
+        else:
+            try:
+                body = plan.launch_plan(move, chains=args.chains, threads_per_chain=args.threads_per_chain)
+            except ValueError as error:
+                if args.threads_per_chain is None:
+                    raise
+                raise UsageError(f"--threads-per-chain {args.threads_per_chain}: {error}") from None
+        ending.emit(json.dumps({**head, **body}) if args.json else _plan_text(head, body, why))
+        if stop.requested():
+            break
+    return ending.Outcome().status()  # 0, or 128 + the signal's number after a stop request
+
+
+def _size(puzzle) -> str:
+    """ROWSxCOLS of a puzzle's grid (a Sudoku's side, else its grid array's shape)."""
+    side = getattr(puzzle, "side", None)
+    if side is not None:
+        return f"{side}x{side}"
+    grids = [value.shape for value in vars(puzzle).values() if getattr(value, "ndim", 0) == 2]
+    return "x".join(map(str, grids[0])) if grids else None
+
+
+def _plan_text(head, body, chosen_by) -> str:
+    """A plan as a short block for a person: the puzzle, then the plan's fields, one a line."""
+    from ...engine.limits import format_bytes
+
+    lines = [f"{head['puzzle']}: {head['kind']} {head['size']}, method {head['method']}, backend {head['backend']}"]
+    if body["kernel"] is None:
+        return "\n".join(lines + [f"  no launch: {body['why']}"])
+
+    def number(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return "none" if value is None else str(value)
+        return f"{value:,}" if isinstance(value, int) else f"{value:.3g}"
+
+    threads = body["threads_per_chain"]
+    rows = [("move", f"{body['move']} ({chosen_by})"),
+            ("kernel", body["kernel"]),
+            ("layout", f"{body['layout']}: {threads} thread{'s' * (threads != 1)} per chain ({body['chosen']})"),
+            ("chains", "the backend's default" if body["chains"] is None else number(body["chains"])),
+            ("per chain", f"{format_bytes(body['shared_bytes_per_chain'])} shared, "
+                          f"{format_bytes(body['global_bytes_per_chain'])} global memory")]
+    devices = dict.fromkeys([*body["occupancy"], *body["predicted_moves_per_second"]])
+    # the model's other keys: those with a value per device go on the devices' rows, the others on rows of their own
+    per_device = [key for key, value in body.items() if key not in PLAN_KEYS and isinstance(value, dict)
+                  and devices and set(value) <= set(devices)]
+    others = [(key.replace("_", " "), number(value)) for key, value in body.items()
+              if key not in PLAN_KEYS and key not in per_device]
+    for device in devices:
+        occupancy = body["occupancy"].get(device) or {}
+        predicted = body["predicted_moves_per_second"].get(device)
+        facts = [f"{key.replace('_', ' ')} {number(value)}" for key, value in occupancy.items()]
+        facts.append("no prediction" if predicted is None else f"{number(float(predicted))} moves/s predicted")
+        facts += [f"{key.replace('_', ' ')} {number(body[key].get(device))}" for key in per_device]
+        rows.append((device, ", ".join(facts)))
+    rows += others
+    rows.append(("why", body["why"]))
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(lines + [f"  {name:<{width}}  {text}" for name, text in rows])
 
 
 def _report(answers, puzzles, args, dumps, failures=(), working: str | None = None) -> int:

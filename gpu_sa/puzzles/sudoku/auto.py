@@ -159,15 +159,17 @@ class Answer:
     anneal: runner.Result | None  # the best annealing round's result (lowest cost, earliest), if one ran
 
 
-def solve(puzzle, *, seed: int, backend="auto", chains: int | None = None, time_limit: float | None = None,
-          threads: int | None = None, progress=None) -> Answer:
+def solve(puzzle, *, seed: int, backend="auto", threads_per_chain: int | None = None, chains: int | None = None,
+          time_limit: float | None = None, threads: int | None = None, progress=None) -> Answer:
     """Solve a Sudoku by ``auto`` (see the module docstring). ``progress`` receives the annealing rounds'
-    records (``runner.Progress``)."""
+    records (``runner.Progress``). ``backend`` is a name or a backend object; ``threads_per_chain`` goes with a
+    name, as ``runner.anneal`` takes it."""
     setup_start = time.perf_counter()
+    threads_per_chain = runner.check_threads_per_chain(threads_per_chain, backend)
     if isinstance(backend, str):
         from ...engine import backends
 
-        backend, _ = backends.select(backend, cpu_preferred=cpu_preferred(puzzle))
+        backend, _ = backends.select(backend, cpu_preferred=cpu_preferred(puzzle), threads_per_chain=threads_per_chain)
     _warm_up(puzzle, backend)
     start = time.perf_counter()
     work = _Work(start=start, deadline=stop_module.Deadline.after(time_limit, start=start),
@@ -183,6 +185,31 @@ def cpu_preferred(puzzle) -> str:
     from .. import sudoku
 
     return sudoku.CPU_PREFERRED.get(LOCAL_SEARCH_MOVE, "")
+
+
+def annealing_move(puzzle, backend: str = "cuda"):
+    """(move, why): the move whose chains ``solve`` would anneal ``puzzle`` with on the backend named ``backend``,
+    built as ``solve`` builds it (an ``AnnealMove``), or None when no chain would run, and why in a few words. For
+    the launch plan (``gpu-sa solve --plan``): nothing runs. Only the rules run first (on the puzzle's cache, as
+    ``solve`` would), since whether they leave anything to anneal decides whether there is a launch at all."""
+    found = puzzle.propagated
+    if found.contradiction:
+        return None, "the three rules find a contradiction: auto answers before any chain runs"
+    if found.free == 0:
+        return None, "the three rules solve it: auto answers before any chain runs"
+    if puzzle.order >= LOCAL_SEARCH_ORDER:
+        side = LOCAL_SEARCH_ORDER ** 2
+        return puzzle.move(LOCAL_SEARCH_MOVE), f"auto from {side}x{side}: one long run of the local search's chains"
+    if side_by_side(puzzle.order, _Named(backend)):
+        return puzzle.move(), "auto on a CPU at this size: the chains beside the complete search"
+    return puzzle.move(ROUNDS_MOVE), "auto's annealing rounds, in turns with the complete search"
+
+
+@dataclass(frozen=True)
+class _Named:
+    """A backend as ``side_by_side`` reads it: its name alone (the launch plan selects none)."""
+
+    name: str
 
 
 def _rounds(puzzle, work, *, seed, backend, chains, threads, progress, anneal=True) -> Answer:
