@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import kernels, schedule
+from . import kernels, plan, schedule
+from .plan import resident_blocks  # noqa: F401  (the occupancy rules, with the launch plan's device models)
 from .contract import (SIMULATOR, AnnealMove, ChainState, addressable_rows, check_addressable, state_arrays,
                     state_bytes)
 
@@ -220,16 +221,6 @@ def _device_attribute(device, spellings):
     return getattr(device, spellings[-1])
 
 
-def resident_blocks(*, registers: int, shared: int, threads: int, facts: dict) -> int:
-    """Blocks of ``threads`` one SM holds at once (NVIDIA's occupancy rules: registers are given per warp in
-    units of 256, shared memory per block in units of 128 bytes plus 1 KiB the driver keeps)."""
-    warps = -(-threads // 32)
-    warp_registers = -(-max(registers, 1) * 32 // 256) * 256
-    by_registers = (facts["registers_per_sm"] // 4 // warp_registers) * 4 // warps
-    by_shared = facts["shared_per_sm"] // (-(-(shared + 1024) // 128) * 128)
-    return max(1, min(facts["threads_per_sm"] // threads, facts["blocks_per_sm"], by_registers, by_shared))
-
-
 class CudaBackend:
     """Two layouts of a chain on the device. One thread per chain (``threads_per_chain`` 1): every move's kernel,
     blocks of 128 chains, state arrays Fortran ordered ([slot][chain] in memory, so that a warp's 32 chains read
@@ -250,8 +241,6 @@ class CudaBackend:
 
     def layout_threads(self, move) -> int:
         """Threads per chain for ``move``: as asked, or the plan's choice (1: the one-thread layout)."""
-        from . import plan
-
         return plan.threads_for(move, self.threads_per_chain)
 
     def default_chains(self, move) -> int:
@@ -284,8 +273,6 @@ class CudaBackend:
                     "occupancy": 0.0, "sms": 1, "threads_per_chain": threads}
         facts = cuda_device_facts()
         if threads > 1:  # one block per chain: as many chains as blocks stay resident (more would wait their turn)
-            from . import plan
-
             registers = plan.COOPERATIVE_SASS[move.name]["registers"]  # a bound tests/benchmarks/test_sass.py checks
             shared = plan.cooperative_module(move).shared_bytes(move.tables.n_values)
             blocks = resident_blocks(registers=registers, shared=shared, threads=threads, facts=facts)
@@ -322,16 +309,18 @@ class CudaBackend:
         if threads > 1:
             text = f"{rows:,} chains, one block of {threads} threads each"
             if not SIMULATOR:
-                plan = self.launch_plan(move)
-                text += (f" on {plan['sms']} SMs ({plan['blocks_per_sm']} chains per SM: {plan['occupancy']:.0%} "
-                         f"occupancy, {plan['shared']:,} bytes of shared memory a chain)")
+                fill = self.launch_plan(move)
+                text += (f" on {fill['sms']} SMs ({fill['blocks_per_sm']} chains per SM: {fill['occupancy']:.0%} "
+                         f"occupancy, {fill['shared']:,} bytes of shared memory a chain)")
+            if self.threads_per_chain is None:
+                text += f"; the launch plan's layout: {plan.choose(move)[1]}"
             return text
         blocks = (rows + self.threads_per_block - 1) // self.threads_per_block
         text = f"{rows:,} chains in {blocks:,} block{'s' * (blocks != 1)} of {self.threads_per_block} threads"
         if move is not None and not SIMULATOR:
-            plan = self.launch_plan(move)
-            text += (f" on {plan['sms']} SMs ({plan['blocks_per_sm']} blocks per SM: {plan['occupancy']:.0%} occupancy "
-                     f"at {plan['registers']} registers)")
+            fill = self.launch_plan(move)
+            text += (f" on {fill['sms']} SMs ({fill['blocks_per_sm']} blocks per SM: {fill['occupancy']:.0%} occupancy "
+                     f"at {fill['registers']} registers)")
         return text
 
     def _device_tables(self, move):

@@ -104,6 +104,16 @@ ONE_THREAD_MEASURED = {"tabu": ((49, 6.0e6), (64, 3.4e6))}
 ONE_THREAD_DEVICE = "H200"
 
 
+def resident_blocks(*, registers: int, shared: int, threads: int, facts: dict) -> int:
+    """Blocks of ``threads`` one SM holds at once (NVIDIA's occupancy rules: registers are given per warp in
+    units of 256, shared memory per block in units of 128 bytes plus 1 KiB the driver keeps)."""
+    warps = -(-threads // 32)
+    warp_registers = -(-max(registers, 1) * 32 // 256) * 256
+    by_registers = (facts["registers_per_sm"] // 4 // warp_registers) * 4 // warps
+    by_shared = facts["shared_per_sm"] // (-(-(shared + 1024) // 128) * 128)
+    return max(1, min(facts["threads_per_sm"] // threads, facts["blocks_per_sm"], by_registers, by_shared))
+
+
 def cooperative_module(move):
     """The move's cooperative layout module (``tabu_block``), or None."""
     if move.cooperative is None:
@@ -115,7 +125,9 @@ def cooperative_module(move):
 
 def threads_for(move, requested) -> int:
     """Threads per chain the cuda backend runs ``move`` with: ``requested`` when given (1 = the one-thread layout;
-    more needs the move's cooperative layout: ValueError otherwise), else the layout the model predicts faster."""
+    more needs the move's cooperative layout: ValueError otherwise), else the layout the model predicts faster. The
+    kernel works for any block size (the tests run 8 threads a chain under the simulator); the command line and the
+    API offer whole warps (``THREADS`` of the move's cooperative module)."""
     if requested is not None:
         requested = int(requested)
         if requested < 1:
@@ -126,10 +138,10 @@ def threads_for(move, requested) -> int:
             raise ValueError(f"move {move.name}'s cooperative layout needs more shared memory than a block may take "
                              f"at {move.tables.n_values}x{move.tables.n_values}")
         return requested
-    return _automatic(move)[0]
+    return choose(move)[0]
 
 
-def _automatic(move) -> tuple[int, str]:
+def choose(move) -> tuple[int, str]:
     """(threads per chain, why) the model picks on PLAN_DEVICE: the layout with the most predicted moves a second."""
     module = cooperative_module(move)
     if module is None or not module.fits(move.tables.n_values):
@@ -142,13 +154,18 @@ def _automatic(move) -> tuple[int, str]:
                   f"the most of {', '.join(str(t) for t in options)}")
 
 
+# The keys of a plan, in their order (``launch_plan``); the per-device ones are dicts keyed by DEVICES' names
+KEYS = ("move", "kernel", "layout", "threads_per_chain", "chains", "shared_bytes_per_chain", "global_bytes_per_chain",
+        "occupancy", "predicted_moves_per_second", "predicted_moves_per_second_per_chain", "chosen", "why")
+
+
 def launch_plan(move, *, chains: int | None = None, threads_per_chain: int | None = None) -> dict:
     """What the cuda backend would launch for ``move`` (an AnnealMove), without a GPU: a JSON-ready dict (keys in
     docs/gpu.md, 'The launch plan')."""
     from .contract import state_bytes
 
     threads = threads_for(move, threads_per_chain)
-    why = "requested" if threads_per_chain is not None else _automatic(move)[1]
+    why = "requested" if threads_per_chain is not None else choose(move)[1]
     module = cooperative_module(move) if threads > 1 else None
     shared = module.shared_bytes(move.tables.n_values) if module else 0
     occupancy, predicted, per_chain = {}, {}, {}
@@ -197,8 +214,6 @@ def _predict(move, threads: int, device: Device) -> tuple[float | None, dict]:
 def _fill(registers, shared, threads, device, *, per_block):
     """Occupancy of one SM: resident blocks, warps, the fraction of the SM's warps, and the chains resident on the
     device (``per_block`` chains a block)."""
-    from .backends import resident_blocks
-
     blocks = resident_blocks(registers=registers, shared=shared, threads=threads, facts=device.facts())
     warps = blocks * -(-threads // 32)
     return {"blocks_per_sm": blocks, "warps_per_sm": warps, "fraction": round(warps / (device.threads_per_sm // 32), 4),

@@ -76,3 +76,21 @@ def test_more_work_per_move_predicts_fewer_moves(half_given):
     stuck = plan._work(move, 64, sass, dict(conflicting=0.05, best=0.9))
     for heavier in (busy, stuck):
         assert all(heavier[k] > calm[k] for k in ("instructions", "cycles", "sectors"))
+
+
+def test_the_cuda_backend_says_its_layout_and_why(half_given, monkeypatch):
+    """The `gpu-sa: launch:` line on a GPU (here a stand-in's figures: no kernel runs): the block layout, its chains
+    per SM, and the plan's reason when the layout was the model's choice, not when it was asked for."""
+    from gpu_sa.engine import backends
+
+    facts = {"name": "stand-in H100", "sms": 132, "threads_per_sm": 2048, "registers_per_sm": 65536,
+             "blocks_per_sm": 32, "shared_per_sm": 233472}
+    monkeypatch.setattr(backends, "cuda_device_facts", lambda: facts)
+    move = half_given[49]
+    chosen = backends.CudaBackend()
+    assert chosen.launch_plan(move)["chains"] == plan.launch_plan(move)["chains"] == 132 * 20
+    text = chosen.describe_launch(2640, move)
+    assert text.startswith("2,640 chains, one block of 32 threads each on 132 SMs (20 chains per SM")
+    assert "the launch plan's layout: the model predicts" in text
+    asked = backends.CudaBackend(threads_per_chain=64).describe_launch(1320, move)
+    assert "one block of 64 threads each" in asked and "launch plan" not in asked
