@@ -452,9 +452,9 @@ class AnnealMove:
     # chains per CPU core when the caller names none (None: the backend's default count); a local search whose
     # chains each need a core's whole time names 1
     chains_per_core: int | None = None
-    # the module of this move's cooperative CUDA layout (one thread block per chain: ``advance_kernel``,
-    # ``shared_bytes``, ``fits``, ``THREADS``, ``work``), or None: the one-thread layout only. A name, not the module,
-    # so that importing the puzzle does not import numba-cuda
+    # the module of this move's cooperative CUDA layout (one thread block per chain: ``advance_cooperative_kernel``,
+    # ``shared_bytes``, ``fits``, ``THREADS``; gpu_sa.engine.plan models it), or None: the one-thread layout only. A
+    # name, not the module, so that importing the puzzle does not import numba-cuda
     cooperative: str | None = None
     # why ``--backend auto`` runs this move on the CPU even where a GPU is usable ("": on the GPU), said on stderr:
     # a move whose kernel, as written, loses to the CPU cores (docs/gpu.md, "What runs where")

@@ -130,7 +130,8 @@ class ViewServer(ThreadingHTTPServer):
 
     def backend_for(self, move: str):
         """Where a run of ``move`` anneals: the server's backend, except that with ``auto`` a move that prefers the
-        CPU (``puzzles.sudoku.CPU_PREFERRED``: move tabu) runs on the CPU beside a GPU, as ``solve`` does."""
+        CPU (``puzzles.sudoku.CPU_PREFERRED``, empty now that move tabu has its block layout) runs on the CPU beside a
+        GPU, as ``solve`` does."""
         return self.cpu_backend if self.cpu_backend is not None and CPU_PREFERRED.get(move) else self.backend
 
     @property
