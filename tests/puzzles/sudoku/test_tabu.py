@@ -160,6 +160,20 @@ def test_segment_settings_are_checked():
     assert tabu.tables(empty, every_digit, 2, segment_moves=7).segment_moves.tolist() == [7]
 
 
+def test_the_segment_gate_widens_from_81x81():
+    """Segments count from best cost 8 down up to 64x64, from 24 down from 81x81 (a chain's best cost sits at 10-12
+    there for millions of moves); a gate given outright is kept."""
+    for order, gate in ((2, 8), (8, 8), (9, 24), (11, 24)):
+        assert tabu.default_segment_cost(order) == gate
+    side = 81
+    empty = np.full(side * side, -1, dtype=np.int16)
+    every_digit = np.ones((side * side, side), dtype=bool)
+    assert tabu.tables(empty, every_digit, 9).segment_cost == 24
+    assert tabu.tables(empty, every_digit, 9, segment_cost=8).segment_cost == 8
+    small = np.full(16, -1, dtype=np.int16), np.full(16, 0b1111, dtype=np.uint64)
+    assert tabu.tables(*small, 2).segment_cost == 8
+
+
 def test_each_chain_takes_its_own_segment_length():
     case = SEGMENT_CASES["tabu-order3-segments"]  # chains 0, 1, 2 and lengths (23, 61): chain c takes c mod 2
     move, _, state = next(walk_case(case))

@@ -37,7 +37,8 @@ the best cost), else ``segment_growth`` x L more than this one (Sudoku-LS:
 restarts from its elite pool, 100,000 iterations, +4 x 100,000 when a search found nothing new). Measured
 on Sudoku-LS itself (64x64 at 40 %, 10 instances): without these returns it needed 7-33 million
 iterations, with them 0.5-4 million; its constraint weights did not matter there.
-Segments count only the moves made while the chain's best cost is at most ``segment_cost`` (8): far from a
+Segments count only the moves made while the chain's best cost is at most ``segment_cost`` (8; 24 from 81x81,
+where a chain's best cost sits at 10-12 for millions of moves: ``default_segment_cost``): far from a
 solution the best grid is no place to return to. At 64x64 with 60 % givens a chain's cost stays at 40-70 for
 tens of millions of moves and then falls to 0 at once; returns to its best there kept one chain of 30,000-move
 segments from solving any of five instances in 40 s, counted from cost 8 down it solved four (bench/tabu_sweep.py).
@@ -111,6 +112,15 @@ FLAG_MOVES = 100
 SEGMENT_MOVES = (300_000, 30_000, 1_000_000, 100_000)
 SEGMENT_GROWTH = 4
 SEGMENT_COST = 8  # segments count moves only while the chain's best cost is at most this (module docstring)
+# From 81x81 (order 9) a chain's best cost sits at 10-12 for millions of moves, above 8, and never returns to its
+# snapshot: counted from 24 down, 100x100 at 40 % (Sudoku-LS's 20-22) solved in 7-11 s each against 1 of 3 within
+# 300 s, and an 81x81 at 50 % that neither we nor Sudoku-LS solved in 300 s took 39 s (bench/large.py)
+SEGMENT_COST_FROM_ORDER_9 = 24
+
+
+def default_segment_cost(order: int) -> int:
+    """The segment gate of a grid of ``order`` (``SEGMENT_COST``, ``SEGMENT_COST_FROM_ORDER_9``)."""
+    return SEGMENT_COST_FROM_ORDER_9 if order >= 9 else SEGMENT_COST
 MAX_SEGMENT = 1 << 30  # segment lengths stop growing here (uint32 arithmetic)
 # Its default schedule (t0, t_end, plateaus): a constant temperature for the normal mode's Metropolis test, over a
 # trial long enough that restarts are rare (T swept by bench/tabu_sweep.py --temperature)
@@ -149,7 +159,7 @@ def tables(givens: np.ndarray, masks: np.ndarray, order: int, *, tenure_span: in
     took 80 ms at 64x64, inside ``auto``'s clock)."""
     lengths = np.atleast_1d(np.asarray(SEGMENT_MOVES if segment_moves is None else segment_moves, dtype=np.int64))
     segment_growth = SEGMENT_GROWTH if segment_growth is None else int(segment_growth)
-    segment_cost = SEGMENT_COST if segment_cost is None else int(segment_cost)
+    segment_cost = default_segment_cost(order) if segment_cost is None else int(segment_cost)
     if not (lengths.ndim == 1 and lengths.size and (lengths >= 0).all() and (lengths < 1 << 24).all()
             and 0 <= segment_growth < 1 << 6 and 0 <= segment_cost < 1 << 30):
         raise ValueError(f"segment_moves must be one or more lengths in 0 .. 2**24 - 1, segment_growth in 0 .. 63 and "
