@@ -177,6 +177,17 @@ def tabu_at(memory, slot, lo):
 
 
 @cuda.jit(device=True)
+def least_allowed(mine, score, tie, choice, memory, mark, lo, current, best):
+    """``mine``, or the packed key of (score, tie, choice) where that is lower and the choice is allowed: its tabu
+    mark (slot ``mark``) has expired, or it takes the cost below the chain's best (aspiration)."""
+    if not tabu_at(memory, mark, lo) or current + score < best:
+        packed = (uint64(score + SCORE_BIAS) << U54) | (uint64(tie) << U22) | uint64(choice)
+        if packed < mine:
+            return packed
+    return mine
+
+
+@cuda.jit(device=True)
 def journal_walk(journaled, width, n_free):
     """(cells to walk, whether they are every free cell): the journal's, or every free cell's after an overflow."""
     if journaled > width:
@@ -291,13 +302,9 @@ def advance_block(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
                         for p in range(int32(candidates[f, 0])):
                             d = int32(candidates[f, 1 + p])
                             if d != held:
-                                score = int32(counts[row_base + d]) - here
                                 pair = int32(row_base + d)
-                                if not tabu_at(memory, marks + pair, lo) or current + score < best:
-                                    packed = ((uint64(score + SCORE_BIAS) << U54) | (uint64(key(pair, w0)) << U22)
-                                              | uint64(pair))
-                                    if packed < mine:
-                                        mine = packed
+                                mine = least_allowed(mine, int32(counts[pair]) - here, key(pair, w0), pair, memory,
+                                                     marks + pair, lo, current, best)
                     j += threads
                 offer(minima, PAIR_MIN, mine)
                 cuda.syncthreads()
@@ -359,11 +366,8 @@ def advance_block(row, chain, puzzle, key0, key1, tables, move_begin, move_end, 
                 while j < int32(candidates[f, 0]):
                     d = int32(candidates[f, 1 + j])
                     if d != a:
-                        score = hist[d] - here
-                        if not tabu_at(memory, marks + f * side + d, lo) or current + score < best:
-                            packed = ((uint64(score + SCORE_BIAS) << U54) | (uint64(key(d, w1)) << U22) | uint64(d))
-                            if packed < mine:
-                                mine = packed
+                        mine = least_allowed(mine, hist[d] - here, key(d, w1), d, memory, marks + f * side + d, lo,
+                                             current, best)
                     j += threads
                 offer(minima, DIGIT_MIN, mine)
                 cuda.syncthreads()
