@@ -366,6 +366,329 @@ class CudaBackend:
         return True
 
     def advance(self, state, move, chains, chunk):
+        """Launch the chunk as pieces that end at replica exchanges (then the exchange kernel runs) and, in the
+        one-thread layout, hold at most the shared tile's plateaus; launches queue on the device, one wait at the
+        end. The cooperative layout (a block per chain) reads its thresholds from global memory, one row a move."""
+        threads_per_chain = self.layout_threads(move)
+        levels, width = chunk.thresholds.shape[1:]
+        if threads_per_chain > 1:
+            cooperative, shared = kernels.cooperative_kernel(move, threads_per_chain)
+            stage = None
+        else:
+            cooperative, stage = None, kernels.stage_shape(levels, width)
+        glue = kernels.cuda_glue(move.kernel, stage)
+        device_chains, tables = self._chains(chains), self._device_tables(move)
+        to_device = self._cuda.to_device
+        length, first = int(chunk.plateau_length), int(chunk.plateau_begin)
+        exchanging = int(chains.replicas) > 1
+        interval = int(chunk.exchange_interval) if exchanging else None
+        exchange_table = to_device(chunk.exchange_table) if exchanging else None
+        rows = state.cost.shape[0]
+        blocks, threads = self._launch_shape(state)
+        move, end = int(chunk.move_begin), int(chunk.move_end)
+        started, finished = self._cuda.event(), self._cuda.event()
+        started.record()
+        while move < end:
+            piece_end = end
+            if exchanging:
+                piece_end = min(piece_end, (move // interval + 1) * interval)
+            if stage is not None:
+                piece_end = min(piece_end, (move // length + stage[0]) * length)
+            plateau, stop = move // length, (piece_end - 1) // length + 1
+            rows_of_piece = chunk.thresholds[plateau - first:stop - first]
+            if stage is not None:  # padded to the tile's rungs and width: the kernel copies it with shifts
+                padded = np.zeros((rows_of_piece.shape[0],) + stage[1:], dtype=np.uint32)
+                padded[:, :levels, :width] = rows_of_piece
+                rows_of_piece = padded
+            piece = chunk._replace(move_begin=np.int64(move), move_end=np.int64(piece_end),
+                                   plateau_begin=np.int64(plateau), thresholds=to_device(np.ascontiguousarray(rows_of_piece)))
+            if cooperative is not None:
+                cooperative[rows, threads_per_chain, 0, shared](device_chains, piece, tables, state)
+            else:
+                glue.advance[blocks, threads](device_chains, piece, tables, state)
+            if exchanging and piece_end % interval == 0:
+                groups = rows // int(chains.replicas)
+                glue.exchange[(groups + threads - 1) // threads, threads](
+                    device_chains, np.int64(piece_end // interval), exchange_table, state)
+            move = piece_end
+        finished.record()
+        finished.synchronize()
+        # device time of the kernels alone (CUDA events), apart from the host's work around them
+        self.kernel_seconds = started.elapsed_time(finished) / 1e3
+
+    def best(self, state):
+        return state.best_cost, state.best_move
+
+    def summary(self, state, per_puzzle):
+        """Per puzzle slot of ``per_puzzle`` rows: (lowest best cost, latest move a chain improved at)."""
+        return _summary(np, state.best_cost, state.best_move, per_puzzle)
+
+    def best_row(self, state, first, count):
+        """The reported chain among rows [first, first + count): lowest best cost, then earliest move that
+        reached it, then lowest row. Returns (row, its best cost, its best move)."""
+        return _best_row(np, state.best_cost[first:first + count], state.best_move[first:first + count], first)
+
+    def current(self, state):
+        """(cost, accepted) of every chain, on the host."""
+        return state.cost, state.accepted
+
+    def levels(self, state):
+        """(level, exchanges) of every chain, on the host."""
+        return state.level, state.exchanges
+
+    def best_config_row(self, state, row):
+        return np.array(state.best_config[row])
+
+    def to_host(self, state):
+        return state
+
+    def describe_launch(self, rows, move=None):
+        return f"{rows:,} chains"
+
+
+class CpuBackend(NumpyBackend):
+    name = "cpu"
+    chains_by_default = 256  # measured (bench/tts.py): enough restarts in parallel, and every core busy
+
+    def __init__(self, threads: int | None = None):
+        self.threads = threads or available_cores()
+        self._pool = None
+
+    def cores(self) -> int:
+        return self.threads
+
+    def _run_slices(self, function, chains, *args, halted=None) -> bool:
+        """Run ``function(row_begin, row_end, *args)`` on one slice of rows per thread.
+
+        Slices hold whole replica groups (a group's exchanges happen inside one thread) and split
+        the rows of active puzzles evenly, so that solved puzzles of a batch leave no core idle.
+        With ``halted``, every slice goes in pieces of whole groups, doubled while a round of pieces
+        takes less than PIECE_SECONDS, and ``halted()`` is asked between rounds: True gives up (returns
+        False). Each row's work depends on the row alone, so the pieces change nothing in the result.
+        """
+        per_puzzle, replicas = int(chains.per_puzzle), int(chains.replicas)
+        groups_per_puzzle = per_puzzle // replicas
+        active = np.flatnonzero(np.asarray(chains.active))
+        groups = (active[:, None] * groups_per_puzzle + np.arange(groups_per_puzzle)[None, :]).reshape(-1)
+        if groups.size == 0:
+            return True
+        parts = [part for part in np.array_split(groups, min(self.threads, groups.size)) if part.size]
+        slices = [(int(part[0]) * replicas, (int(part[-1]) + 1) * replicas) for part in parts]
+        if halted is None:
+            self._run_pieces(function, slices, args)
+            return True
+        step = replicas
+        while slices:
+            if halted():
+                return False
+            started = time.perf_counter()
+            self._run_pieces(function, [(begin, min(begin + step, end)) for begin, end in slices], args)
+            slices = [(begin + step, end) for begin, end in slices if begin + step < end]
+            if time.perf_counter() - started < PIECE_SECONDS:
+                step *= 2
+        return True
+
+    def _run_pieces(self, function, pieces, args):
+        if len(pieces) == 1:
+            function(pieces[0][0], pieces[0][1], *args)
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="gpu-sa-cpu")
+        for future in [self._pool.submit(function, begin, end, *args) for begin, end in pieces]:
+            future.result()
+
+    def init(self, state, move, chains, halted=None) -> bool:
+        glue = kernels.cpu_glue(move.kernel)
+        return self._run_slices(glue.init, chains, chains, move.tables, state, halted=halted)
+
+    def advance(self, state, move, chains, chunk):
+        glue = kernels.cpu_glue(move.kernel)
+        self._run_slices(glue.advance, chains, chains, chunk, move.tables, state)
+
+    def describe_launch(self, rows, move=None):
+        return f"{rows:,} chains on {self.threads} thread{'s' * (self.threads != 1)}"
+
+
+@functools.cache
+def cuda_device_facts() -> dict:
+    """The current device's name and the per-SM limits occupancy depends on."""
+    from numba import cuda
+
+    device = cuda.get_current_device()
+    name = device.name.decode() if isinstance(device.name, bytes) else device.name
+    facts = {"name": name}
+    for key, spellings in DEVICE_ATTRIBUTES.items():
+        facts[key] = int(_device_attribute(device, spellings))
+    return facts
+
+
+# facts key -> the numba-cuda Device attribute, in each spelling numba-cuda has used: it reads NAME as cuda.bindings'
+# CUdevice_attribute "CU_DEVICE_ATTRIBUTE_" + NAME (NVIDIA's enum, the only binding of numba-cuda 0.30), older
+# releases' ctypes binding had its own enum, which spells one of them MAX_THREADS_PER_MULTI_PROCESSOR. Only that
+# spelling was here at first, and it kept the first GPU this project ran on (an H200, numba-cuda 0.30.4) from being
+# used at all; tests/engine/test_contract.py checks the names against the installed enum.
+DEVICE_ATTRIBUTES = {"sms": ("MULTIPROCESSOR_COUNT",),
+                     "threads_per_sm": ("MAX_THREADS_PER_MULTIPROCESSOR", "MAX_THREADS_PER_MULTI_PROCESSOR"),
+                     "registers_per_sm": ("MAX_REGISTERS_PER_MULTIPROCESSOR",),
+                     "blocks_per_sm": ("MAX_BLOCKS_PER_MULTIPROCESSOR",),
+                     "shared_per_sm": ("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR",)}
+
+
+def _device_attribute(device, spellings):
+    """The first spelling ``device`` knows (numba-cuda raises AttributeError for a name its enum lacks)."""
+    for spelling in spellings[:-1]:
+        try:
+            return getattr(device, spelling)
+        except AttributeError:
+            continue
+    return getattr(device, spellings[-1])
+
+
+class CudaBackend:
+    """Two layouts of a chain on the device. One thread per chain (``threads_per_chain`` 1): every move's kernel,
+    blocks of 128 chains, state arrays Fortran ordered ([slot][chain] in memory, so that a warp's 32 chains read
+    one slot together). One block of T threads per chain (a move's cooperative kernel, ``AnnealMove.cooperative``):
+    state arrays C ordered (a chain's slots contiguous, so that the block's threads read them together). The
+    layout is chosen per move (``gpu_sa.engine.plan.threads_for``); no answer depends on it."""
+
+    name = "cuda"
+    threads_per_block = 128
+
+    def __init__(self, threads_per_chain: int | None = None):
+        from numba import cuda
+
+        self._cuda = cuda
+        self._tables_of = None  # the move whose constant tables are on the device now
+        self._tables = None
+        self.threads_per_chain = threads_per_chain  # None: the plan's choice per move
+
+    def layout_threads(self, move) -> int:
+        """Threads per chain for ``move``: as asked, or the plan's choice (1: the one-thread layout)."""
+        return plan.threads_for(move, self.threads_per_chain)
+
+    def default_chains(self, move) -> int:
+        """Enough chains to fill the device: SMs x blocks resident per SM at the advance kernel's
+        registers and shared memory x threads per block (``launch_plan``), within ``max_rows``, and within
+        half of the device's free memory (a 64x64 chain of move ``tabu`` holds about 1 MB)."""
+        chains = min(self.launch_plan(move)["chains"], self.max_rows(move))
+        if not SIMULATOR:
+            free, _ = self._cuda.current_context().get_memory_info()
+            chains = min(chains, max(self.threads_per_block, free // 2 // max(1, state_bytes(move, 1))))
+        return chains
+
+    def max_rows(self, move) -> int:
+        """The kernels step through a chain's state with 32-bit strides (``gpu_sa.engine.contract.item``): at most
+        ``moves.addressable_rows`` chains per launch (4,294,967,295 for one-byte state)."""
+        return addressable_rows(move)
+
+    def dataset_chains(self, move) -> int:
+        """In dataset mode the device is filled with puzzles, not with one puzzle's chains: a puzzle gets
+        at most DATASET_CHAINS (one 9x9 puzzle's hundreds of thousands of chains would spend the whole
+        device on it while the others wait; the figure is a choice awaiting a GPU measurement)."""
+        return min(self.default_chains(move), DATASET_CHAINS)
+
+    def launch_plan(self, move) -> dict:
+        """How the advance kernel of ``move`` fills this device: registers, shared bytes, resident blocks per SM,
+        occupancy (resident warps / the SM's most), and the chain count that fills every SM."""
+        threads = self.layout_threads(move)
+        if SIMULATOR:
+            return {"chains": NumpyBackend.chains_by_default, "registers": 0, "shared": 0, "blocks_per_sm": 1,
+                    "occupancy": 0.0, "sms": 1, "threads_per_chain": threads}
+        facts = cuda_device_facts()
+        if threads > 1:  # one block per chain: as many chains as blocks stay resident (more would wait their turn)
+            registers = plan.COOPERATIVE_SASS[move.name]["registers"]  # a bound tests/benchmarks/test_sass.py checks
+            shared = plan.cooperative_module(move).shared_bytes(move.tables.n_values)
+            blocks = resident_blocks(registers=registers, shared=shared, threads=threads, facts=facts)
+            return {"chains": facts["sms"] * blocks, "registers": registers, "shared": shared, "blocks_per_sm": blocks,
+                    "occupancy": blocks * -(-threads // 32) / (facts["threads_per_sm"] // 32), "sms": facts["sms"],
+                    "threads_per_chain": threads}
+        kernel = self._compiled_advance(move)
+        registers, shared = kernel.get_regs_per_thread(), kernel.get_shared_mem_per_block()
+        blocks = resident_blocks(registers=registers, shared=shared, threads=self.threads_per_block, facts=facts)
+        warps = blocks * self.threads_per_block // 32
+        return {"chains": facts["sms"] * blocks * self.threads_per_block, "registers": registers, "shared": shared,
+                "blocks_per_sm": blocks, "occupancy": warps / (facts["threads_per_sm"] // 32), "sms": facts["sms"],
+                "threads_per_chain": 1}
+
+    def _compiled_advance(self, move):
+        """The advance kernel of ``move`` specialised for its argument types (typed on a one-chain state)."""
+        law = schedule.default_schedule(move)
+        stage = kernels.stage_shape(1, move.max_delta + 1)
+        glue = kernels.cuda_glue(move.kernel, stage)
+        state = self.allocate(move, 1)
+        chains = kernels.Chains(per_puzzle=np.int64(1), bases=np.zeros(1, np.int64), active=np.ones(1, np.uint8),
+                                key0=np.uint32(0), key1=np.uint32(0), replicas=np.int64(1))
+        table = law.acceptance_rows(0, 1, move.max_delta)
+        if stage is not None:
+            table = np.zeros((1,) + stage[1:], dtype=np.uint32)
+        chunk = kernels.Chunk(move_begin=np.int64(0), move_end=np.int64(0), plateau_begin=np.int64(0),
+                              plateau_length=np.int64(law.plateau_length), thresholds=self._cuda.to_device(table),
+                              exchange_interval=kernels.NO_EXCHANGE,
+                              exchange_table=self._cuda.to_device(np.zeros((1, 1), np.uint32)))
+        return glue.advance.specialize(self._chains(chains), chunk, self._device_tables(move), state)
+
+    def describe_launch(self, rows, move=None):
+        threads = self.layout_threads(move) if move is not None else 1
+        if threads > 1:
+            text = f"{rows:,} chains, one block of {threads} threads each"
+            if not SIMULATOR:
+                fill = self.launch_plan(move)
+                text += (f" on {fill['sms']} SMs ({fill['blocks_per_sm']} chains per SM: {fill['occupancy']:.0%} "
+                         f"occupancy, {fill['shared']:,} bytes of shared memory a chain)")
+            if self.threads_per_chain is None:
+                text += f"; the launch plan's layout: {plan.choose(move)[1]}"
+            return text
+        blocks = (rows + self.threads_per_block - 1) // self.threads_per_block
+        text = f"{rows:,} chains in {blocks:,} block{'s' * (blocks != 1)} of {self.threads_per_block} threads"
+        if move is not None and not SIMULATOR:
+            fill = self.launch_plan(move)
+            text += (f" on {fill['sms']} SMs ({fill['blocks_per_sm']} blocks per SM: {fill['occupancy']:.0%} occupancy "
+                     f"at {fill['registers']} registers)")
+        return text
+
+    def _device_tables(self, move):
+        if move is not self._tables_of:  # a run uses one move: copy its tables once
+            self._tables = type(move.tables)(*(
+                self._cuda.to_device(np.ascontiguousarray(t)) if isinstance(t, np.ndarray) else t
+                for t in move.tables))
+            self._tables_of = move
+        return self._tables
+
+    def allocate(self, move, rows):
+        """Zeroed device arrays (rows of puzzles that never run must compare equal across backends)."""
+        check_addressable(move, rows)  # the kernels' 32-bit strides (gpu_sa.engine.contract.item)
+        cuda = self._cuda
+        order = "C" if self.layout_threads(move) > 1 else "F"
+        arrays = {}
+        for field, shape, dtype in state_arrays(move, rows):
+            array = cuda.device_array(shape, dtype, order=order)
+            if 0 in shape:  # a move without this array (most have no ``memory``): nothing to clear
+                pass
+            elif SIMULATOR:
+                array.copy_to_device(np.zeros(shape, dtype, order=order))
+            else:
+                from numba.cuda.cudadrv.driver import device_memset
+
+                device_memset(array, 0, array.nbytes)
+            arrays[field] = array
+        return ChainState(**arrays)
+
+    def _launch_shape(self, state):
+        rows = state.cost.shape[0]
+        return (rows + self.threads_per_block - 1) // self.threads_per_block, self.threads_per_block
+
+    def _chains(self, chains):
+        to_device = self._cuda.to_device
+        return chains._replace(bases=to_device(chains.bases), active=to_device(chains.active))
+
+    def init(self, state, move, chains, halted=None) -> bool:
+        glue = kernels.cuda_glue(move.kernel, None)
+        blocks, threads = self._launch_shape(state)
+        glue.init[blocks, threads](self._chains(chains), self._device_tables(move), state)
+        self._cuda.synchronize()
+        return True
+
+    def advance(self, state, move, chains, chunk):
         """Launch the chunk as pieces that end at replica exchanges (then the exchange kernel runs) and
         hold at most the shared tile's plateaus; launches queue on the device, one wait at the end."""
         threads_per_chain = self.layout_threads(move)
