@@ -12,6 +12,7 @@ import numpy as np
 from gpu_sa.engine import backends, rng, runner, schedule
 from gpu_sa.engine.exchange import exchange_table
 from gpu_sa.engine.kernels import NO_EXCHANGE, Chains, Chunk
+from gpu_sa.engine.pool import NO_POOL
 from gpu_sa.engine.contract import stack_moves
 from gpu_sa.puzzles import hashi, shikaku, sudoku
 
@@ -182,6 +183,19 @@ CASES = [
          chain_base=0, chunks=[[0, 50]], t0=0.3),
     dict(id="tabu-block-order4-warp", move="tabu", puzzle="pattern4_3", threads_per_chain=32, chains=1, seed=7,
          chain_base=5, chunks=[[0, 70]], t0=0.3),
+    # the chains' elite pool (gpu_sa.engine.pool): a round every "pool" moves, inside chunks and at their ends; with
+    # segments, a batch with a puzzle sitting still and replica exchanges, the cooperative layout, a move without
+    # memory
+    dict(id="tabu-pool-order5-segments", move="tabu", puzzle="pattern5_4", chains=4, pool=15, seed=31, chain_base=0,
+         chunks=[[0, 50], [50, 160]], t0=0.3, tables=dict(segment_moves=lengths(17, 29), segment_growth=1,
+                                                           segment_cost=EVERY_MOVE)),
+    dict(id="tabu-pool-batch-replicas", move="tabu", puzzle="order3", batch=["order3_17", "order3_hard", "order3_17"],
+         active=[1, 0, 1], bases=[0, 40, 80], chains=4, replicas=2, interval=7, pool=15, seed=32, chain_base=0,
+         chunks=[[0, 45], [45, 120]], t0=1.0),
+    dict(id="tabu-block-pool", move="tabu", puzzle="pattern4_3", threads_per_chain=8, chains=3, pool=12, seed=33,
+         chain_base=0, chunks=[[0, 36], [36, 80]], t0=0.3),
+    dict(id="swap-pool-order3", move="swap", puzzle="order3_17", chains=6, pool=25, seed=34, chain_base=0,
+         chunks=[[0, 50], [50, 140]], t0=0.8),
     # replica exchange: groups of 4 rungs, exchanges every 7 moves, across chunk boundaries
     dict(id="swap-order3-replicas", move="swap", puzzle="order3_17", chains=8, replicas=4, interval=7, seed=12,
          chain_base=0, chunks=[[0, 50], [50, 130]], t0=1.5),
@@ -239,7 +253,7 @@ def run_case(backend, case):
     """Init and advance the case's chains on ``backend``; every state array, on the host."""
     move, law, chains, state = start_case(backend, case)
     for begin, end in case["chunks"]:
-        backend.advance(state, move, chains, chunk_of(law, move, begin, end, case.get("interval")))
+        backend.advance(state, move, chains, chunk_of(law, move, begin, end, case.get("interval"), case.get("pool")))
     host = backend.to_host(state)
     return {name: np.asarray(getattr(host, name)) for name in STATE_FIELDS}
 
@@ -268,15 +282,17 @@ def batch_chains(seed, rows, bases, active, replicas=1):
                   active=np.array(active, dtype=np.uint8), key0=key0, key1=key1, replicas=np.int64(replicas))
 
 
-def chunk_of(law, move, begin, end, interval=None):
-    """The launch arguments of moves [begin, end) under ``law`` (a ladder exchanges every ``interval``)."""
+def chunk_of(law, move, begin, end, interval=None, pool_interval=None):
+    """The launch arguments of moves [begin, end) under ``law`` (a ladder exchanges every ``interval``; the chains'
+    elite pool has a round every ``pool_interval`` moves, None: no pool)."""
     length = law.plateau_length
     first, stop = begin // length, max(end - 1, begin) // length + 1
     ladder = law.levels > 1
     return Chunk(move_begin=np.int64(begin), move_end=np.int64(end), plateau_begin=np.int64(first),
                  plateau_length=np.int64(length), thresholds=law.acceptance_rows(first, stop, move.max_delta),
                  exchange_interval=np.int64(interval) if ladder else NO_EXCHANGE,
-                 exchange_table=exchange_table(law.rungs()) if ladder else np.zeros((1, 1), dtype=np.uint32))
+                 exchange_table=exchange_table(law.rungs()) if ladder else np.zeros((1, 1), dtype=np.uint32),
+                 pool_interval=NO_POOL if pool_interval is None else np.int64(pool_interval))
 
 
 def backend_named(name, case=None):

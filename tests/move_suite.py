@@ -80,6 +80,9 @@ def test_cases_are_not_trivial(case, reference_results):
         assert np.any(result["exchanges"] > 0), "no replica exchange was accepted"
         levels = result["level"][running].reshape(-1, case["replicas"])  # a puzzle sitting still was never started
         assert np.all(np.sort(levels, axis=1) == np.arange(case["replicas"])), "rungs are not a permutation per group"
+    if case.get("pool"):  # the pool is the only difference from the chains alone
+        alone = run_case(backend_named("cpu"), {key: value for key, value in case.items() if key != "pool"})
+        assert any(not np.array_equal(alone[name], result[name]) for name in STATE_FIELDS), "no chain took a copy"
 
 
 def test_cpu_reproduces_the_landed_trajectories(landed_case):

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import kernels, plan, schedule
+from . import kernels, plan, pool, schedule
 from .plan import resident_blocks  # noqa: F401  (the occupancy rules, with the launch plan's device models)
 from .contract import (SIMULATOR, AnnealMove, ChainState, addressable_rows, check_addressable, state_arrays,
                     state_bytes)
@@ -53,7 +53,22 @@ PIECE_SECONDS = 0.05  # cpu init in pieces: a stop request waits about this long
 DATASET_CHAINS = 2048  # cuda, dataset mode: chains per puzzle when the caller names none (dataset_chains)
 
 
-class NumpyBackend:
+class PoolRounds:
+    """``advance`` for every backend: the chunk in pieces cut at the rounds of the chains' elite pool
+    (``gpu_sa.engine.pool``), the backend's ``_pool_round`` between them; without a pool, the chunk in one piece."""
+
+    def advance(self, state, move, chains, chunk):
+        kernel_seconds = 0.0
+        for piece, round_index in pool.pieces(chunk):
+            self._advance(state, move, chains, piece)
+            kernel_seconds += getattr(self, "kernel_seconds", 0.0) or 0.0
+            if round_index:
+                self._pool_round(state, move, chains, round_index, int(chunk.pool_interval))
+        if hasattr(self, "kernel_seconds"):
+            self.kernel_seconds = kernel_seconds
+
+
+class NumpyBackend(PoolRounds):
     name = "numpy"
     chains_by_default = 64  # the plain reference is slow: a few chains are enough to check it
 
@@ -90,8 +105,13 @@ class NumpyBackend:
             mine[rows] = new[rows]
         return True
 
-    def advance(self, state, move, chains, chunk):
+    def _advance(self, state, move, chains, chunk):
         move.reference.advance_chains(chains, chunk, move.tables, state)
+
+    def _pool_round(self, state, move, chains, round_index, interval):
+        from cpu_ref.pool import pool_round  # the twin, as the moves' own are
+
+        pool_round(chains, round_index, interval, move.pool_kept, state)
 
     def best(self, state):
         return state.best_cost, state.best_move
@@ -178,9 +198,14 @@ class CpuBackend(NumpyBackend):
         glue = kernels.cpu_glue(move.kernel)
         return self._run_slices(glue.init, chains, chains, move.tables, state, halted=halted)
 
-    def advance(self, state, move, chains, chunk):
+    def _advance(self, state, move, chains, chunk):
         glue = kernels.cpu_glue(move.kernel)
         self._run_slices(glue.advance, chains, chains, chunk, move.tables, state)
+
+    def _pool_round(self, state, move, chains, round_index, interval):
+        pool.pool_rows(np.int64(chains.per_puzzle), np.asarray(chains.bases), np.asarray(chains.active), chains.key0,
+                       chains.key1, np.int64(round_index), np.int64(interval), np.asarray(move.pool_kept, np.int64),
+                       np.empty(state.cost.shape[0], np.int64), state)
 
     def describe_launch(self, rows, move=None):
         return f"{rows:,} chains on {self.threads} thread{'s' * (self.threads != 1)}"
@@ -221,7 +246,7 @@ def _device_attribute(device, spellings):
     return getattr(device, spellings[-1])
 
 
-class CudaBackend:
+class CudaBackend(PoolRounds):
     """Two layouts of a chain on the device. One thread per chain (``threads_per_chain`` 1): every move's kernel,
     blocks of 128 chains, state arrays Fortran ordered ([slot][chain] in memory, so that a warp's 32 chains read
     one slot together). One block of T threads per chain (a move's cooperative kernel, ``AnnealMove.cooperative``):
@@ -365,7 +390,7 @@ class CudaBackend:
         self._cuda.synchronize()
         return True
 
-    def advance(self, state, move, chains, chunk):
+    def _advance(self, state, move, chains, chunk):
         """Launch the chunk as pieces that end at replica exchanges (then the exchange kernel runs) and, in the
         one-thread layout, hold at most the shared tile's plateaus; launches queue on the device, one wait at the
         end. The cooperative layout (a block per chain) reads its thresholds from global memory, one row a move."""
@@ -415,6 +440,18 @@ class CudaBackend:
         finished.synchronize()
         # device time of the kernels alone (CUDA events), apart from the host's work around them
         self.kernel_seconds = started.elapsed_time(finished) / 1e3
+
+    def _pool_round(self, state, move, chains, round_index, interval):
+        choose, copy = pool.cuda_kernels()
+        rows = state.cost.shape[0]
+        to_device = self._cuda.to_device
+        sources = self._cuda.device_array(rows, dtype=np.int64)
+        threads = self.threads_per_block
+        choose[(rows + threads - 1) // threads, threads](
+            np.int64(chains.per_puzzle), to_device(np.asarray(chains.bases)), to_device(np.asarray(chains.active)),
+            chains.key0, chains.key1, np.int64(round_index), np.int64(interval), sources, state.best_cost,
+            state.best_move)
+        copy[rows, pool.COPY_THREADS](sources, to_device(np.asarray(move.pool_kept, np.int64)), state)
 
     def best(self, state):
         return state.best_cost.copy_to_host(), state.best_move.copy_to_host()

@@ -466,6 +466,10 @@ class AnnealMove:
     # the largest cost a chain can ever hold (None: not known), a proven bound: no replica exchange compares costs
     # further apart, so the exchange table needs no column past it (``gpu_sa.engine.exchange``)
     cost_bound: int | None = None
+    # the chains' elite pool (``gpu_sa.engine.pool``): its default interval in moves (0: chains alone) and the memory
+    # slots a chain keeps when it takes a copy of another's state
+    pool_interval: int = 0
+    pool_kept: tuple = ()
 
 
 def smallest_unsigned(largest: int):

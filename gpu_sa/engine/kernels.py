@@ -41,6 +41,7 @@ import numpy as np
 from . import contract as moves, rng
 from .contract import SIMULATOR
 from .numba_cuda_compat import restore_removed_numpy_aliases
+from .pool import NO_POOL
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 
@@ -66,6 +67,9 @@ class Chunk(NamedTuple):
     thresholds: np.ndarray  # (plateaus, levels, width) uint32: acceptance rows, per plateau and rung
     exchange_interval: np.int64  # moves between replica exchanges (ignored with one replica)
     exchange_table: np.ndarray  # (replicas - 1, gaps) uint32: see ``gpu_sa.engine.exchange``
+    # moves between the rounds of the chains' elite pool (``gpu_sa.engine.pool``; NO_POOL: none); the backends cut
+    # chunks at its rounds, the kernels never read it
+    pool_interval: np.int64 = NO_POOL
 
 
 NO_EXCHANGE = np.int64(1 << 62)  # an exchange interval no run reaches

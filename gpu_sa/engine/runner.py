@@ -47,6 +47,7 @@ from . import schedule as schedule_module
 from . import stop as stop_module
 from .exchange import exchange_shape, exchange_table
 from .kernels import NO_EXCHANGE, Chains, Chunk
+from .pool import NO_POOL
 from .contract import AnnealMove, ChainState, stack_moves, state_arrays, state_bytes
 # The default laws live with the laws, below both the backends and this module; their names stay here too.
 from .schedule import (DEFAULT_PLATEAUS, DEFAULT_T0, DEFAULT_T_END, default_ladder,  # noqa: F401
@@ -139,6 +140,7 @@ class Options:
     keep_state: bool = False  # keep every chain's state in the result (Result.state)
     replicas: int | None = None  # R > 1: groups of R chains on a temperature ladder
     exchange_interval: int | None = None  # moves between replica exchanges (None: one plateau)
+    pool_interval: int | None = None  # moves between the chains' elite pool rounds (None: the move's; 0: none)
     propagate: bool = True  # handed to ``puzzle.move`` (Sudoku: the rules first, candidate-aware moves)
 
     def __post_init__(self):
@@ -154,6 +156,9 @@ class Options:
             raise ValueError(f"time_limit must be positive, got {self.time_limit}")
         if self.exchange_interval is not None:
             check_positive_int("exchange_interval", self.exchange_interval)
+        if self.pool_interval is not None and (isinstance(self.pool_interval, bool) or not isinstance(
+                self.pool_interval, (int, np.integer)) or self.pool_interval < 0):
+            raise ValueError(f"pool_interval must be a whole number of moves, 0 or more, got {self.pool_interval!r}")
 
     def move_of(self, puzzle) -> AnnealMove:
         if self.move:
@@ -418,6 +423,8 @@ class _Batch:
             raise ValueError(f"chains ({rows}) must be a multiple of the replicas ({self.replicas})")
         self.max_moves, self.trials = options.budget(self.first_move, self.schedule, rows)
         self.interval = options.exchange_interval or self.schedule.plateau_length
+        pooling = self.first_move.pool_interval if options.pool_interval is None else options.pool_interval
+        self.pool_interval = np.int64(pooling) if pooling else NO_POOL
         # a ladder's is made for the puzzles in the slots (_restack)
         self.exchange_table = None if self.replicas > 1 else np.zeros((1, 1), dtype=np.uint32)
         self.key0, self.key1 = rng.split_seed(options.seed)
@@ -442,7 +449,7 @@ class _Batch:
                      plateau_length=np.int64(length),
                      thresholds=self.schedule.acceptance_rows(first, stop, self.move.max_delta),
                      exchange_interval=np.int64(self.interval) if self.replicas > 1 else NO_EXCHANGE,
-                     exchange_table=self.exchange_table)
+                     exchange_table=self.exchange_table, pool_interval=self.pool_interval)
 
     def _rows(self, position):
         return slice(position * self.rows, (position + 1) * self.rows)

@@ -92,6 +92,10 @@ ENGINE_OPTIONS = (
            metavar="R", group=SCHEDULE, applies=ANNEALING),
     Option("--exchange-interval", "replica exchange: moves between exchanges (default: one plateau)", Integer(1),
            metavar="K", group=SCHEDULE, applies=ANNEALING),
+    Option("--pool-interval", "the chains' elite pool: every K moves, a chain that found nothing new and sits above "
+           "the puzzle's lowest best cost takes a copy of a chain at it (by counts and the seed: the same answers on "
+           "every backend); 0 = chains alone (default: sudoku's move tabu 2,000,000, the annealers 0; docs/algorithms.md, "
+           "'Chains that cooperate')", Integer(0), metavar="K", group=SCHEDULE, applies=ANNEALING),
     Option("--dask", "run on the Dask scheduler at ADDRESS (e.g. tcp://host:8786): one puzzle's trials, or batches of "
            "the file's puzzles, become tasks on its workers; the same answers as one process for the same seed (needs "
            "pip install 'gpu-sa[dask]'; docs/cli.md, 'Scale out with Dask')", Text("ADDRESS"), group=BUDGET,

@@ -241,6 +241,7 @@ class Sudoku:
                 log_states=geo.cells * math.log(self.side), has_free_variables=free > 0,
                 schedule_defaults=tabu.SCHEDULE, chains_per_core=1, cpu_preferred=CPU_PREFERRED.get("tabu", ""),
                 cooperative="gpu_sa.puzzles.sudoku.moves.tabu_block",
+                pool_interval=tabu.POOL_INTERVAL, pool_kept=tabu.POOL_KEPT,
                 cost_bound=geo.max_cost)  # conflicting peer pairs: at most every pair
         free = np.flatnonzero(givens < 0).astype(np.int32)
         candidates = sirdey.candidate_table(masks, self.side)

@@ -121,6 +121,10 @@ SEGMENT_COST_FROM_ORDER_9 = 24
 def default_segment_cost(order: int) -> int:
     """The segment gate of a grid of ``order`` (``SEGMENT_COST``, ``SEGMENT_COST_FROM_ORDER_9``)."""
     return SEGMENT_COST_FROM_ORDER_9 if order >= 9 else SEGMENT_COST
+# The chains' elite pool (gpu_sa.engine.pool): every POOL_INTERVAL moves a chain that found nothing new and sits
+# above the puzzle's lowest best cost takes a copy of a chain at it, keeping its own segment lengths (POOL_KEPT)
+POOL_INTERVAL = 2_000_000
+POOL_KEPT = (SEGMENT_LEFT, SEGMENT_LENGTH, SEGMENT_BASE)
 MAX_SEGMENT = 1 << 30  # segment lengths stop growing here (uint32 arithmetic)
 # Its default schedule (t0, t_end, plateaus): a constant temperature for the normal mode's Metropolis test, over a
 # trial long enough that restarts are rare (T swept by bench/tabu_sweep.py --temperature)
