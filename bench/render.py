@@ -32,7 +32,7 @@ REQUIRED = ("script", "date", "commit", "device", "command", "environment", "row
 
 # The page's order: the figures a reader asks for first, then the rest by name.
 ORDER = ("gpu", "throughput", "tts", "large", "exact", "startup", "batch", "generate", "minimize", "seed_puzzles",
-         "shikaku", "hashi", "portfolio_choice", "view_search", "ablation", "tabu_sweep", "sweep_schedule",
+         "shikaku", "hashi", "portfolio_choice", "view_search", "ablation", "tabu_sweep", "cooperate", "sweep_schedule",
          "swap_graph", "dask_cluster", "limits", "no_solution", "sass", "fuzz", "fuzz_input", "exact_oracle")
 
 

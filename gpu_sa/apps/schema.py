@@ -62,6 +62,8 @@ KEYS = (
     Key("replicas", ("anneal",), "replicas per group (replica exchange)", when="--replicas R > 1"),
     Key("exchange_rates", ("anneal",), "accepted / attempted exchanges per pair of neighbouring rungs",
         when="--replicas R > 1"),
+    Key("pool_interval", ("anneal",), "moves between the rounds of the chains' elite pool (docs/algorithms.md, "
+        "'Chains that cooperate')", when="the chains pooled: sudoku's move tabu, or --pool-interval K > 0"),
     Key("answered_by", ("auto",), "who answered: propagation, exact, anneal, or none"),
     Key("rounds", ("auto", "ilp"), "auto: rounds of the search and the annealer begun; ilp: integer programs solved"),
     Key("nodes", ("auto", "exact"), "branches of the complete search (auto: over every round)"),

@@ -253,6 +253,8 @@ def annealed(puzzle, result, fmt, check_unique, time_left=None) -> Answer:
     extra = {}
     if result.replicas > 1:
         extra.update(replicas=result.replicas, exchange_rates=[round(rate, 6) for rate in result.exchange_rates])
+    if result.pool_interval:
+        extra["pool_interval"] = result.pool_interval
     if check_unique:
         extra["unique"] = unique = uniqueness(puzzle, time_left=time_left) if result.solved else None
     record = schema.record("anneal", puzzle=puzzle.label, solved=result.solved,

@@ -59,10 +59,13 @@ class PoolRounds:
 
     def advance(self, state, move, chains, chunk):
         kernel_seconds = 0.0
+        pooling = int(chunk.pool_interval) < int(pool.NO_POOL)
         for piece, round_index in pool.pieces(chunk):
             self._advance(state, move, chains, piece)
             kernel_seconds += getattr(self, "kernel_seconds", 0.0) or 0.0
-            if round_index:
+            if round_index or (pooling and chunk.move_begin == chunk.move_end):
+                # round 0 (the runner's zero-move launch before its clock) copies nothing, since no chain's best
+                # predates move -K: it compiles the round's code there, not inside the first timed round
                 self._pool_round(state, move, chains, round_index, int(chunk.pool_interval))
         if hasattr(self, "kernel_seconds"):
             self.kernel_seconds = kernel_seconds
@@ -203,9 +206,9 @@ class CpuBackend(NumpyBackend):
         self._run_slices(glue.advance, chains, chains, chunk, move.tables, state)
 
     def _pool_round(self, state, move, chains, round_index, interval):
-        pool.pool_rows(np.int64(chains.per_puzzle), np.asarray(chains.bases), np.asarray(chains.active), chains.key0,
-                       chains.key1, np.int64(round_index), np.int64(interval), np.asarray(move.pool_kept, np.int64),
-                       np.empty(state.cost.shape[0], np.int64), state)
+        kernels.cpu_glue(move.kernel).pool(chains, np.int64(round_index), np.int64(interval),
+                                           np.asarray(move.pool_kept, np.int64), np.empty(state.cost.shape[0], np.int64),
+                                           state)
 
     def describe_launch(self, rows, move=None):
         return f"{rows:,} chains on {self.threads} thread{'s' * (self.threads != 1)}"

@@ -83,6 +83,7 @@ import numba
 
 from gpu_sa.engine.exchange import exchange_group
 from gpu_sa.engine.contract import start_bookkeeping
+from gpu_sa.engine.pool import NO_SOURCE, copy_row, pool_source
 from {module} import advance_chain, start_chain
 
 {decorator}
@@ -134,6 +135,23 @@ def advance_rows(row_begin, row_end, chains, chunk, tables, state):
                     exchange_group(first, first_chain, round_index, chains.key0, chains.key1, chains.replicas,
                                    chunk.exchange_table, state)
         window_begin = window_end
+
+
+{decorator}
+def pool_round(chains, round_index, interval, kept, sources, state):
+    # one round of the chains' elite pool (gpu_sa.engine.pool), every row's source before any copy
+    rows = state.cost.shape[0]
+    for row in range(rows):
+        puzzle = row // chains.per_puzzle
+        sources[row] = NO_SOURCE
+        if chains.active[puzzle] != 0:
+            first_row = puzzle * chains.per_puzzle
+            sources[row] = pool_source(row, first_row, chains.per_puzzle, chains.bases[puzzle] + row - first_row,
+                                       round_index, interval, chains.key0, chains.key1, state.best_cost,
+                                       state.best_move)
+    for row in range(rows):
+        if sources[row] != NO_SOURCE:
+            copy_row(row, sources[row], 0, 1, kept, state)
 '''
 
 _CUDA_TEMPLATE = '''\
@@ -208,6 +226,7 @@ class Glue(NamedTuple):
     init: object
     advance: object
     exchange: object = None  # CUDA only: the exchange kernel
+    pool: object = None  # CPU only: a round of the chains' elite pool (the GPU's: gpu_sa.engine.pool_cuda)
 
 
 def cache_root() -> Path:
@@ -272,7 +291,7 @@ def cpu_glue(move_module) -> Glue:
     source = _CPU_TEMPLATE.format(module=move_module.__name__, digest=sources_digest(),
                                   decorator="" if SIMULATOR else "@numba.njit(cache=True, nogil=True)")
     module = _load(_name(move_module, "cpu"), source)
-    return Glue(module.init_rows, module.advance_rows)
+    return Glue(module.init_rows, module.advance_rows, pool=module.pool_round)
 
 
 def stage_shape(levels: int, width: int) -> tuple[int, int, int] | None:

@@ -44,7 +44,7 @@ def pieces(chunk):
     start at its own first plateau."""
     interval = int(chunk.pool_interval)
     begin, end = int(chunk.move_begin), int(chunk.move_end)
-    if interval >= int(NO_POOL):
+    if interval >= int(NO_POOL) or begin >= end:  # a zero-move launch too: it compiles the advance code
         yield chunk, 0
         return
     length, first = int(chunk.plateau_length), int(chunk.plateau_begin)
@@ -104,22 +104,6 @@ def copy_row(target, source, first, step, kept, state):
     for i in range(first, state.memory.shape[1], step):
         if not is_kept(i, kept):
             state.memory[target, i] = state.memory[source, i]
-
-
-@device
-def pool_rows(per_puzzle, bases, active, key0, key1, round_index, interval, kept, sources, state):
-    """One round on the host (the cpu backend): every row's source first, then the copies."""
-    rows = state.cost.shape[0]
-    for row in range(rows):
-        puzzle = row // per_puzzle
-        sources[row] = NO_SOURCE
-        if active[puzzle] != 0:
-            first_row = puzzle * per_puzzle
-            sources[row] = pool_source(row, first_row, per_puzzle, bases[puzzle] + row - first_row, round_index,
-                                       interval, key0, key1, state.best_cost, state.best_move)
-    for row in range(rows):
-        if sources[row] != NO_SOURCE:
-            copy_row(row, sources[row], 0, 1, kept, state)
 
 
 COPY_THREADS = 128  # threads of a block copying one row on the GPU

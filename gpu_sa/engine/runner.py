@@ -108,6 +108,7 @@ class Result:
     schedule: str
     replicas: int = 1
     exchange_rates: tuple = ()  # per pair of neighbouring rungs: accepted / attempted, over every trial
+    pool_interval: int = 0  # moves between the rounds of the chains' elite pool (0: chains alone)
     index: int = 0  # position of the puzzle in the input of anneal_many
     # building the puzzle's move (Sudoku: the rules' root, its strengthening, the tables): solving work, as a peer's
     # simplification rules are, so it is in ``seconds``; allocation and compilation are not (``setup_seconds``)
@@ -690,7 +691,8 @@ class _Batch:
             seconds=slot.prepare_seconds + time.perf_counter() - slot.started,
             setup_seconds=self.setup_seconds + slot.load_seconds, backend=self.backend.name,
             seed=self.options.seed, chains=self.rows, trials=slot.trial + 1, stopped=slot.stopped,
-            schedule=self.schedule.describe(), replicas=self.replicas, exchange_rates=rates, index=slot.index,
+            schedule=self.schedule.describe(), replicas=self.replicas, exchange_rates=rates,
+            pool_interval=0 if self.pool_interval == NO_POOL else int(self.pool_interval), index=slot.index,
             state=slot.host, prepare_seconds=slot.prepare_seconds)
 
     def _emit(self):

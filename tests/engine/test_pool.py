@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from cpu_ref.pool import pool_round
-from gpu_sa.engine import pool, runner
+from gpu_sa.engine import kernels, pool, runner
 from gpu_sa.engine.contract import ChainState
 from gpu_sa.engine.kernels import Chains, Chunk
+from gpu_sa.puzzles.sudoku.moves import tabu
 
 INTERVAL = 1000
 KEPT = (1, 4)
@@ -34,9 +35,9 @@ def chains(active=(1, 1)):
 
 
 def cpu_round(state, launch, round_index):
-    pool.pool_rows(np.int64(launch.per_puzzle), launch.bases, launch.active, launch.key0, launch.key1,
-                   np.int64(round_index), np.int64(INTERVAL), np.array(KEPT, np.int64),
-                   np.empty(state.cost.shape[0], np.int64), state)
+    """The cpu backend's round (the generated launch code of any move: the round is the same for all)."""
+    kernels.cpu_glue(tabu).pool(launch, np.int64(round_index), np.int64(INTERVAL), np.array(KEPT, np.int64),
+                                np.empty(state.cost.shape[0], np.int64), state)
 
 
 @pytest.mark.parametrize("active", [(1, 1), (0, 1)])
@@ -94,6 +95,19 @@ def test_pieces_cut_a_chunk_at_its_rounds_and_only_there():
     assert got == [(250, 400, 2, 0, 2), (400, 600, 4, 4, 3), (600, 700, 6, 8, 0)]
     alone = chunk._replace(pool_interval=pool.NO_POOL)
     assert [(p is alone, r) for p, r in pool.pieces(alone)] == [(True, 0)]
+    empty = chunk._replace(move_begin=np.int64(400), move_end=np.int64(400))  # the runner's zero-move launch
+    assert [(p is empty, r) for p, r in pool.pieces(empty)] == [(True, 0)]
+
+
+def test_round_0_copies_nothing():
+    """The backends run it on the runner's zero-move launch, to compile the round before the clock."""
+    twin, cpu, before = made_state(), made_state(), made_state()
+    pool_round(chains(), 0, INTERVAL, KEPT, twin)
+    cpu_round(cpu, chains(), 0)
+    for name in ChainState._fields:
+        np.testing.assert_array_equal(twin.memory, before.memory)
+        np.testing.assert_array_equal(getattr(twin, name), getattr(before, name), err_msg=name)
+        np.testing.assert_array_equal(getattr(cpu, name), getattr(before, name), err_msg=name)
 
 
 @pytest.mark.parametrize("value", [-1, 1.5, True, "2"])
