@@ -133,7 +133,21 @@ def cluster(address: str | None = None, workers: int | None = None, *, timeout: 
         client.close()
 
 
+def check_address(address) -> None:
+    """A ``ClusterError`` unless ``address`` reads as a Dask scheduler's address (nothing is contacted): the command
+    line asks before anything else is said, so that a bad one is its only line."""
+    _check_address(_distributed(), address)
+
+
 def _connect(distributed, address, timeout):
+    _check_address(distributed, address)
+    try:
+        return distributed.Client(address, timeout=timeout)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {_first_line(error)}") from None
+
+
+def _check_address(distributed, address):
     if not isinstance(address, str) or not address.strip():
         raise ClusterError(f"not a Dask scheduler address: {address!r} (expected e.g. tcp://host:8786)")
     try:
@@ -146,10 +160,6 @@ def _connect(distributed, address, timeout):
     except (ValueError, TypeError) as error:
         raise ClusterError(f"not a Dask scheduler address: {address!r} ({_first_line(error)}; expected e.g. "
                            f"tcp://host:8786)") from None
-    try:
-        return distributed.Client(address, timeout=timeout)
-    except (OSError, TimeoutError, ValueError) as error:
-        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {_first_line(error)}") from None
 
 
 def _first_line(error) -> str:

@@ -17,7 +17,7 @@ import sys
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA, ROOT, wait_for_handlers
@@ -146,6 +146,7 @@ def solve_options(draw):
 @pytest.mark.slow
 @FUZZ
 @given(kind=st.sampled_from(sorted(PUZZLES)), argv=solve_options())
+@example(kind="sudoku", argv=["--dask", "0"])  # a bad address was the third line after two notes
 def test_random_options(kind, argv):
     text = {"sudoku": "1..4..1..1..4..1\n", "shikaku": "2 . 2\n. . .\n. 3 .\n", "hashi": "2 . 2\n. . .\n1 . 1\n"}[kind]
     method = argv[argv.index("--method") + 1] if "--method" in argv else "anneal"

@@ -214,6 +214,10 @@ def run(args) -> int:
         raise UsageError("--dask and --workers exclude each other: use a running scheduler or start a local cluster")
     if (args.dask is not None or args.workers is not None) and (args.dump_states or args.trace):
         raise UsageError("--dump-states and --trace need the chains in this process: not with --dask or --workers")
+    if args.dask is not None:
+        from ...apps import distributed
+
+        distributed.check_address(args.dask)
     if args.workers is not None:
         from ...engine.backends import available_cores
 
