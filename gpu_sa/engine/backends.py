@@ -445,7 +445,7 @@ class CudaBackend(PoolRounds):
         self.kernel_seconds = started.elapsed_time(finished) / 1e3
 
     def _pool_round(self, state, move, chains, round_index, interval):
-        choose, copy = pool.cuda_kernels()
+        choose, copy = kernels.pool_kernels()
         rows = state.cost.shape[0]
         to_device = self._cuda.to_device
         sources = self._cuda.device_array(rows, dtype=np.int64)

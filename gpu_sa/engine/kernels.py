@@ -330,6 +330,18 @@ def cuda_glue(move_module, stage: tuple[int, int, int] | None) -> Glue:
     return Glue(module.init_kernel, module.advance_kernel, module.exchange_kernel)
 
 
+def pool_kernels():
+    """(choose, copy): a round of the chains' elite pool on the GPU (``gpu_sa.engine.pool_cuda``, imported here on
+    demand: importing numba-cuda costs every command about 0.15 s)."""
+    if not SIMULATOR:
+        restore_removed_numpy_aliases()
+        rng.register_for_cuda()
+        moves.register_for_cuda()
+    from . import pool_cuda
+
+    return pool_cuda.choose, pool_cuda.copy
+
+
 def cooperative_kernel(move, threads_per_chain: int):
     """(the advance kernel of ``move``'s cooperative layout, its dynamic shared bytes per block) for blocks of
     ``threads_per_chain`` threads, one chain each (``AnnealMove.cooperative`` names the module)."""

@@ -26,11 +26,8 @@ few conflicts from a solution) is not lost to the others. bench/cooperate.py mea
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from . import rng
 from .contract import device
 from .rng import philox, uniform
 
@@ -107,17 +104,3 @@ def copy_row(target, source, first, step, kept, state):
 
 
 COPY_THREADS = 128  # threads of a block copying one row on the GPU
-
-
-def cuda_kernels():
-    """(choose, copy): a round on the GPU (``gpu_sa.engine.pool_cuda``; imported on demand: importing numba-cuda
-    costs every command about 0.15 s)."""
-    from . import contract, kernels
-
-    if not contract.SIMULATOR:
-        kernels.restore_removed_numpy_aliases()
-        rng.register_for_cuda()
-        contract.register_for_cuda()
-    from . import pool_cuda
-
-    return pool_cuda.choose, pool_cuda.copy
