@@ -2,7 +2,7 @@
 source is chosen before any row is copied."""
 from numba import cuda
 
-from .pool import COPY_THREADS, NO_SOURCE, copy_row, pool_source  # noqa: F401  (COPY_THREADS: the copy's block)
+from .pool import NO_SOURCE, copy_row, pool_source
 
 
 @cuda.jit
